@@ -1,0 +1,111 @@
+"""Feed a rules engine observation by observation; read observation JSON lines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.geometry import GeometryError
+from referee.observations import Observation, ObservationError, Setup, parse_line
+from referee.rules.base import ObservationInputError, PlayersError, Rules, SettingsError
+from referee.rules.registry import rules_for
+from referee.rulings import Ruling
+
+
+class InputLineError(ValueError):
+    """Bad input at a given line of an observation file (line 0: the command line)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.line = line
+
+
+@dataclass
+class Session:
+    """One game being refereed: the engine, its current state and the clock."""
+
+    rules: Rules[Any, Any]
+    players: tuple[str, ...]
+    settings: Any
+    state: Any = field(init=False)
+    last_t: float = field(init=False, default=0.0)
+
+    def __post_init__(self) -> None:
+        self.state = self.rules.new_game(self.players, self.settings)
+
+    @classmethod
+    def start(
+        cls, game: str, players: Sequence[str] | None, settings: Mapping[str, Any]
+    ) -> Session:
+        rules = rules_for(game)
+        names = tuple(players) if players else rules.default_players
+        return cls(rules, names, rules.settings(settings))
+
+    def feed(self, observation: Observation) -> tuple[Ruling, ...]:
+        if observation.t < self.last_t:
+            raise ObservationInputError(
+                f"time goes backwards (t={observation.t:g} after t={self.last_t:g})"
+            )
+        step = self.rules.apply(self.state, observation)
+        self.state = step.state
+        self.last_t = observation.t
+        return step.rulings
+
+    def finish(self) -> tuple[Ruling, ...]:
+        step = self.rules.finish(self.state, self.last_t)
+        self.state = step.state
+        return step.rulings
+
+
+def adjudicate_lines(
+    lines: Iterable[str],
+    *,
+    game: str | None,
+    players: Sequence[str] | None,
+    settings: Mapping[str, Any],
+) -> Iterator[Ruling]:
+    """Rulings for observation JSON lines, as they come. Raises InputLineError.
+
+    The first line may be a setup line; command-line ``players`` and ``settings`` win
+    over it, and a ``game`` given both ways must agree.
+    """
+    session: Session | None = None
+    number = 0
+    try:
+        for number, text in enumerate(lines, start=1):  # noqa: B007 (read in except)
+            if not text.strip():
+                continue
+            item = parse_line(text)
+            if isinstance(item, Setup):
+                if session is not None:
+                    raise ObservationError("a setup line may only come first")
+                session = _start(item, game, players, settings)
+                continue
+            if session is None:
+                session = _start(None, game, players, settings)
+            yield from session.feed(item)
+        if session is None:
+            session = _start(None, game, players, settings)
+        number = 0
+        yield from session.finish()
+    except (ObservationError, ObservationInputError, GeometryError) as error:
+        raise InputLineError(number, str(error)) from None
+    except (SettingsError, PlayersError) as error:
+        raise InputLineError(number, str(error)) from None
+
+
+def _start(
+    setup: Setup | None,
+    game: str | None,
+    players: Sequence[str] | None,
+    settings: Mapping[str, Any],
+) -> Session:
+    if setup is not None and setup.game and game and setup.game != game:
+        raise ObservationError(f"the setup line is for {setup.game!r}, not {game!r}")
+    chosen = game or (setup.game if setup else None)
+    if chosen is None:
+        raise ObservationError("no game given (use --game or a setup line)")
+    merged = {**(setup.settings if setup else {}), **settings}
+    names = players or (setup.players if setup else None)
+    return Session.start(chosen, names, merged)

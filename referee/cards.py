@@ -1,0 +1,79 @@
+"""Playing-card codes: ``Card.parse("QS")`` and ``str(card) == "QS"``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+RANKS: Final = "A23456789TJQK"
+SUITS: Final = "SHDC"
+SUIT_NAMES: Final = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+RANK_NAMES: Final = {
+    1: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
+    8: "eight", 9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king",
+}
+JOKER_CODE: Final = "JK"
+UNREADABLE_CODE: Final = "??"
+BACK_CODE: Final = "back"
+
+
+class CardCodeError(ValueError):
+    """A string that is not a card code."""
+
+
+@dataclass(frozen=True, order=True)
+class Card:
+    """One playing card. ``rank`` is 1 (ace) .. 13 (king); a joker has rank 0 and no suit."""
+
+    rank: int
+    suit: str | None
+
+    @classmethod
+    def parse(cls, code: str) -> Card:
+        text = code.strip()
+        if text.upper() == JOKER_CODE:
+            return JOKER
+        if len(text) != 2 or text[0].upper() not in RANKS or text[1].upper() not in SUITS:
+            raise CardCodeError(f"unknown card code {code!r} (expected e.g. QS, TC, 2H or JK)")
+        return cls(RANKS.index(text[0].upper()) + 1, text[1].upper())
+
+    @property
+    def is_joker(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def name(self) -> str:
+        if self.is_joker or self.suit is None:
+            return "joker"
+        return f"{RANK_NAMES[self.rank]} of {SUIT_NAMES[self.suit]}"
+
+    def __str__(self) -> str:
+        if self.is_joker or self.suit is None:
+            return JOKER_CODE
+        return RANKS[self.rank - 1] + self.suit
+
+    def __repr__(self) -> str:
+        return f"Card.parse({str(self)!r})"
+
+
+JOKER: Final = Card(0, None)
+STANDARD_DECK: Final = tuple(Card(rank, suit) for suit in SUITS for rank in range(1, 14))
+
+
+def is_card_code(code: str) -> bool:
+    try:
+        Card.parse(code)
+    except CardCodeError:
+        return False
+    return True
+
+
+def rank_step(rank: int, step: int) -> int:
+    """The rank ``step`` places above ``rank``, wrapping K-A-2 (1..13)."""
+    return (rank - 1 + step) % 13 + 1
+
+
+def rank_distance(a: int, b: int, *, wraps: bool) -> int:
+    """How many ranks apart two cards are; with ``wraps`` K and 2 are 2 apart."""
+    direct = abs(a - b)
+    return min(direct, 13 - direct) if wraps else direct

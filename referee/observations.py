@@ -1,0 +1,169 @@
+"""What the referee sees or is told: the observation JSON lines of the contract.
+
+Coordinates are table millimetres. Parsing is strict about the fields it knows and
+ignores fields it does not (recordings may add their own, such as a frame index).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+from referee.cards import BACK_CODE, UNREADABLE_CODE, Card, CardCodeError
+
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+Point = tuple[float, float]
+Square = tuple[int, int]
+
+
+class ObservationError(ValueError):
+    """An input line that is not a valid observation."""
+
+
+class _Observation(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    t: float = Field(ge=0, allow_inf_nan=False)
+
+
+def _card_code(value: str) -> str:
+    if value in (UNREADABLE_CODE, BACK_CODE):
+        return value
+    try:
+        return str(Card.parse(value))
+    except CardCodeError as error:
+        raise ValueError(str(error)) from None
+
+
+class CardPlaced(_Observation):
+    type: Literal["card_placed"]
+    card: str
+    corners: tuple[Point, Point, Point, Point] | None = None
+    player: str | None = None
+
+    _check_card = field_validator("card")(_card_code)
+
+    @field_validator("corners")
+    @classmethod
+    def _finite(cls, corners: tuple[Point, ...] | None) -> tuple[Point, ...] | None:
+        if corners is not None and not all(math.isfinite(v) for p in corners for v in p):
+            raise ValueError("corners must be finite numbers")
+        return corners
+
+    @property
+    def parsed(self) -> Card | None:
+        """The card, or None when it could not be read (``??``) or lies face down."""
+        return _parsed(self.card)
+
+
+class CardRemoved(_Observation):
+    type: Literal["card_removed"]
+    card: str
+    player: str | None = None
+
+    _check_card = field_validator("card")(_card_code)
+
+    @property
+    def parsed(self) -> Card | None:
+        return _parsed(self.card)
+
+
+def _parsed(code: str) -> Card | None:
+    return None if code in (UNREADABLE_CODE, BACK_CODE) else Card.parse(code)
+
+
+def _id_text(value: object) -> object:
+    """Coin ids may be given as numbers; they are compared as text."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class CoinStopped(_Observation):
+    type: Literal["coin_stopped"]
+    id: str
+    center: tuple[Finite, Finite]
+    radius: float = Field(gt=0, allow_inf_nan=False)
+
+    _id_text = field_validator("id", mode="before")(_id_text)
+
+
+class CoinRemoved(_Observation):
+    type: Literal["coin_removed"]
+    id: str
+
+    _id_text = field_validator("id", mode="before")(_id_text)
+
+
+class BoardState(_Observation):
+    type: Literal["board_state"]
+    red: tuple[Square, ...]
+    blue: tuple[Square, ...]
+
+
+class Declare(_Observation):
+    type: Literal["declare"]
+    player: str | None = None
+    what: str
+    value: Any = None
+
+
+class Setup(BaseModel):
+    """The optional first line: which game, who plays, and settings."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: Literal["setup"]
+    game: str | None = None
+    players: tuple[str, ...] | None = None
+    settings: dict[str, Any] = Field(default_factory=dict)
+    t: float = 0.0
+
+
+Observation = Annotated[
+    CardPlaced | CardRemoved | CoinStopped | CoinRemoved | BoardState | Declare,
+    Field(discriminator="type"),
+]
+_LINE: TypeAdapter[Observation | Setup] = TypeAdapter(
+    Annotated[Observation | Setup, Field(discriminator="type")]
+)
+
+
+def parse_line(text: str) -> Observation | Setup:
+    """One JSON line -> an observation (or the setup line). Raises ObservationError."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ObservationError(f"not valid JSON ({error.msg})") from None
+    if not isinstance(raw, dict):
+        raise ObservationError("expected a JSON object")
+    if "type" not in raw:
+        raise ObservationError("missing field 'type'")
+    try:
+        item: Observation | Setup = _LINE.validate_python(raw)
+        return item
+    except ValidationError as error:
+        raise ObservationError(_describe(error)) from None
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"] if not str(p).startswith(("function", "tagged")))
+    # The discriminated union puts the type tag first in the location: drop it.
+    parts = where.split(".")
+    if parts and parts[0] in {"card_placed", "card_removed", "coin_stopped", "coin_removed",
+                              "board_state", "declare", "setup"}:
+        where = ".".join(parts[1:])
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "missing":
+        return f"missing field '{where}'"
+    if first["type"] == "union_tag_invalid":
+        return f"unknown observation type {first['input'].get('type')!r}"
+    return f"field '{where}': {message}" if where else message
+
+
+def dump_observation(observation: Observation) -> dict[str, Any]:
+    """JSON-ready dict of an observation, without unset optional fields."""
+    data = observation.model_dump(mode="json", exclude_none=True)
+    return {"t": data.pop("t"), "type": data.pop("type"), **data}

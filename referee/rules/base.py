@@ -1,0 +1,134 @@
+"""What every rules engine is: pure functions of (state, observation) -> (state, rulings).
+
+Engines never touch pixels, clocks or files. State objects are private to their engine;
+``apply`` never mutates the state it is given (it works on a copy), so a caller can keep
+any earlier state, replay from it, or try an observation and throw the result away.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from referee.observations import Observation
+from referee.rulings import Ruling
+
+
+class SettingsError(ValueError):
+    """An unknown setting or a bad value for one."""
+
+
+class Settings(BaseModel):
+    """A game's settings: every **setting** of rules.md, with its default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @classmethod
+    def from_strings(cls, values: Mapping[str, Any]) -> Settings:
+        """Build from ``--set k=v`` strings (or JSON values), with one-line errors."""
+        unknown = sorted(set(values) - set(cls.model_fields))
+        if unknown:
+            known = ", ".join(cls.model_fields) or "none"
+            raise SettingsError(f"unknown setting {unknown[0]!r} (this game has: {known})")
+        try:
+            return cls.model_validate(dict(values))
+        except ValidationError as error:
+            first = error.errors()[0]
+            name = ".".join(str(p) for p in first["loc"])
+            raise SettingsError(
+                f"bad value {first.get('input')!r} for setting {name!r}: "
+                + first["msg"].removeprefix("Value error, ")
+            ) from None
+
+
+SettingsT = TypeVar("SettingsT", bound=Settings)
+
+
+@dataclass
+class State(Generic[SettingsT]):
+    """Common part of every engine's state."""
+
+    players: tuple[str, ...]
+    settings: SettingsT
+    game_over: bool = field(default=False, kw_only=True)
+
+
+StateT = TypeVar("StateT", bound=State[Any])
+
+
+@dataclass(frozen=True)
+class Step(Generic[StateT]):
+    state: StateT
+    rulings: tuple[Ruling, ...]
+
+
+class PlayersError(ValueError):
+    """A player list the game cannot be played with."""
+
+
+class ObservationInputError(ValueError):
+    """An observation this game cannot use at all (a missing field it needs, an unknown
+    player). Unlike an illegal play, this is bad input: the caller stops with an error."""
+
+
+class Rules(ABC, Generic[StateT, SettingsT]):
+    """One game's rules. Subclasses implement ``_new`` and ``_apply``."""
+
+    game: ClassVar[str]
+    title: ClassVar[str]
+    settings_type: ClassVar[type[Settings]]
+    player_counts: ClassVar[Sequence[int]]
+    default_players: ClassVar[tuple[str, ...]]
+
+    def settings(self, values: Mapping[str, Any]) -> SettingsT:
+        return self.settings_type.from_strings(values)  # type: ignore[return-value]
+
+    def new_game(self, players: Sequence[str], settings: SettingsT) -> StateT:
+        names = tuple(players)
+        if len(names) not in self.player_counts:
+            counts = ", ".join(str(n) for n in self.player_counts)
+            raise PlayersError(
+                f"{self.title} is played by {counts} players, got {len(names)}"
+            )
+        if len(set(names)) != len(names) or any(not n for n in names):
+            raise PlayersError("player names must be distinct and non-empty")
+        return self._new(names, settings)
+
+    def apply(self, state: StateT, observation: Observation) -> Step[StateT]:
+        """The state after ``observation`` and what the referee announces about it."""
+        working = copy.deepcopy(state)
+        rulings = self._apply(working, observation)
+        return Step(working, tuple(rulings))
+
+    def finish(self, state: StateT, t: float) -> Step[StateT]:
+        """The input ended at time ``t``: announce anything still pending."""
+        working = copy.deepcopy(state)
+        return Step(working, tuple(self._finish(working, t)))
+
+    @abstractmethod
+    def _new(self, players: tuple[str, ...], settings: SettingsT) -> StateT: ...
+
+    @abstractmethod
+    def _apply(self, state: StateT, observation: Observation) -> list[Ruling]:
+        """Mutates ``state`` (a private copy) and returns the rulings."""
+
+    def _finish(self, state: StateT, t: float) -> list[Ruling]:
+        return []
+
+
+def next_player(players: Sequence[str], player: str, step: int = 1) -> str:
+    return players[(players.index(player) + step) % len(players)]
+
+
+def acting_player(players: Sequence[str], given: str | None, expected: str) -> str:
+    """Who acted: the observation's ``player`` when given (it must be one of ours)."""
+    if given is None:
+        return expected
+    if given not in players:
+        raise ObservationInputError(f"unknown player {given!r} (players: {', '.join(players)})")
+    return given

@@ -1,0 +1,220 @@
+"""Shove piecepack (SB Designs), rules.md section 2. Coordinates: the board frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import Field
+
+from referee.geometry import bed_of_disc, reaches_line
+from referee.observations import CoinRemoved, CoinStopped, Declare, Observation
+from referee.rules.base import Rules, Settings, State, acting_player, next_player
+from referee.rulings import (
+    BedScored,
+    Declared,
+    GameOver,
+    Illegal,
+    Impossible,
+    NotPlayed,
+    Ruling,
+    Score,
+    Turn,
+)
+
+
+class ShovePiecepackSettings(Settings):
+    tile_mm: float = Field(50.8, gt=0)
+    coin_mm: float = Field(19.0, gt=0)
+    seam_mm: float = Field(2.0, ge=0)
+    tiles_per_side: int = Field(9, ge=3, le=9)
+    scores_per_bed: int = Field(1, ge=1, le=9)
+    variant: Literal["standard", "progressive"] = "standard"
+    coins_per_turn: int = Field(5, ge=1, le=20)
+
+    @property
+    def beds(self) -> int:
+        return self.tiles_per_side - 2
+
+
+@dataclass
+class Coin:
+    center: tuple[float, float]
+    radius: float
+    played: int | None = None  # order in which it was played this turn (1 = first)
+    moved: bool = True  # stopped (again) since the last scoring in this turn
+
+
+@dataclass
+class ShovePiecepackState(State[ShovePiecepackSettings]):
+    to_play: str = ""
+    coins: dict[str, Coin] = field(default_factory=dict)
+    played: int = 0
+    coins_this_turn: int = 0
+    filled: dict[str, list[int]] = field(default_factory=dict)  # player -> scores per bed
+    turn_ends_at: float | None = None  # the last played coin stopped: score once all rest
+
+
+class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
+    game = "shove-piecepack"
+    title = "Shove piecepack"
+    settings_type = ShovePiecepackSettings
+    player_counts = (2,)
+    default_players = ("P1", "P2")
+
+    def _new(
+        self, players: tuple[str, ...], settings: ShovePiecepackSettings
+    ) -> ShovePiecepackState:
+        return ShovePiecepackState(
+            players, settings, to_play=players[0], coins_this_turn=settings.coins_per_turn,
+            filled={p: [0] * settings.beds for p in players},
+        )
+
+    def _apply(self, state: ShovePiecepackState, observation: Observation) -> list[Ruling]:
+        if state.game_over:
+            return []
+        rulings: list[Ruling] = []
+        if state.turn_ends_at is not None and not _settles_same_turn(state, observation):
+            rulings += _score_turn(state, state.turn_ends_at)
+            if state.game_over:
+                return rulings
+        if isinstance(observation, CoinStopped):
+            return rulings + _coin_stopped(state, observation)
+        if isinstance(observation, CoinRemoved):
+            state.coins.pop(observation.id, None)
+            return rulings
+        if isinstance(observation, Declare) and observation.what == "end_turn":
+            return rulings + _declared_end(state, observation)
+        return [*rulings, Impossible(
+            t=observation.t, rule="not_in_this_game",
+            message=f"{_what(observation)} means nothing in Shove piecepack.")]
+
+    def _finish(self, state: ShovePiecepackState, t: float) -> list[Ruling]:
+        if state.turn_ends_at is None or state.game_over:
+            return []
+        return _score_turn(state, state.turn_ends_at)
+
+
+def _what(observation: Observation) -> str:
+    return f"Declaring {observation.what!r}" if isinstance(observation, Declare) else \
+        observation.type
+
+
+def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> bool:
+    """Coins knocked by the last coin come to rest at the same moment it does."""
+    return (
+        observation.t == state.turn_ends_at
+        and isinstance(observation, CoinStopped | CoinRemoved)
+        and observation.id in state.coins
+    )
+
+
+def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
+    settings = state.settings
+    coin = state.coins.get(obs.id)
+    if coin is not None and coin.played is not None:  # knocked by another coin
+        coin.center, coin.radius, coin.moved = obs.center, obs.radius, True
+        return []
+    state.coins[obs.id] = coin = Coin(obs.center, obs.radius)
+    if not reaches_line(obs.center[1], obs.radius, settings.tile_mm):
+        return [NotPlayed(t=obs.t, player=state.to_play, coin=obs.id,
+                          evidence={"far_edge_mm": round(obs.center[1] + obs.radius, 1),
+                                    "line_1_mm": settings.tile_mm},
+                          message="That coin stopped short of line 1: not played, shove it "
+                                  "again.")]
+    state.played += 1
+    coin.played = state.played
+    if state.played >= state.coins_this_turn:
+        state.turn_ends_at = obs.t
+    return []
+
+
+def _declared_end(state: ShovePiecepackState, obs: Declare) -> list[Ruling]:
+    player = acting_player(state.players, obs.player, state.to_play)
+    if player != state.to_play:
+        return [Illegal(t=obs.t, player=player, rule="out_of_turn",
+                        message=f"Only {state.to_play} can end this turn.")]
+    return [Declared(t=obs.t, player=player, what="end_turn",
+                     message=f"{player} ends the turn early."), *_score_turn(state, obs.t)]
+
+
+def _recipient(state: ShovePiecepackState, scorer: str, bed: int) -> str | None:
+    need = state.settings.scores_per_bed
+    if state.filled[scorer][bed - 1] < need:
+        return scorer
+    opponent = next_player(state.players, scorer)
+    if state.filled[opponent][bed - 1] >= need:
+        return None
+    missing = sum(need - n for n in state.filled[opponent])
+    if missing == 1:  # the score that completes a player's last bed must be their own
+        return None
+    return opponent
+
+
+def _score_turn(state: ShovePiecepackState, t: float) -> list[Ruling]:
+    settings = state.settings
+    player = state.to_play
+    state.turn_ends_at = None
+    rulings: list[Ruling] = []
+    judged = sorted(
+        ((coin.played, cid, coin) for cid, coin in state.coins.items()
+         if coin.played is not None and coin.moved),
+        key=lambda item: item[0],
+    )
+    scoring: list[str] = []
+    for _, cid, coin in judged:
+        verdict = bed_of_disc(coin.center, coin.radius, tile_mm=settings.tile_mm,
+                              seam_mm=settings.seam_mm, beds=settings.beds)
+        coin.moved = False
+        if verdict.bed is None:
+            continue
+        scoring.append(cid)
+        credited = _recipient(state, player, verdict.bed)
+        if credited is not None:
+            state.filled[credited][verdict.bed - 1] += 1
+        rulings.append(BedScored(
+            t=t, player=player, bed=verdict.bed, scored_by=player, credited_to=credited,
+            coin=cid, evidence={"clearance_mm": round(verdict.clearance_mm, 2)},
+            message=_bed_message(player, verdict.bed, credited),
+        ))
+        done = [p for p in state.players
+                if all(n >= settings.scores_per_bed for n in state.filled[p])]
+        if done:
+            state.game_over = True
+            return [*rulings, _score(state, t),
+                    GameOver(t=t, winner=done[0], player=done[0], scores=_totals(state),
+                             message=f"{done[0]} has filled every bed and wins!")]
+    rulings.append(_score(state, t))
+    if settings.variant == "progressive" and scoring:
+        for cid in scoring:  # scoring coins are taken back and shoved again this turn
+            del state.coins[cid]
+        state.coins_this_turn = state.played + len(scoring)
+        n = len(scoring)
+        return [*rulings, Turn(t=t, player=player, coins_left=n,
+                               message=f"Break! {player} shoves {n} more coin"
+                                       f"{'s' if n != 1 else ''}.")]
+    state.coins.clear()
+    state.played = 0
+    state.coins_this_turn = settings.coins_per_turn
+    state.to_play = next_player(state.players, player)
+    return [*rulings, Turn(t=t, player=state.to_play, coins_left=settings.coins_per_turn,
+                           message=f"Clear the coins: {state.to_play} to shove.")]
+
+
+def _bed_message(player: str, bed: int, credited: str | None) -> str:
+    if credited == player:
+        return f"{player} scores in bed {bed}."
+    if credited is None:
+        return f"{player}'s coin in bed {bed} is lost: both have filled it, or it would " \
+               "complete the opponent's last bed."
+    return f"{player} has bed {bed} already: the score goes to {credited}."
+
+
+def _totals(state: ShovePiecepackState) -> dict[str, int]:
+    return {p: sum(state.filled[p]) for p in state.players}
+
+
+def _score(state: ShovePiecepackState, t: float) -> Score:
+    totals = _totals(state)
+    summary = ", ".join(f"{p} {n}" for p, n in totals.items())
+    return Score(t=t, scores=totals, message=f"Beds filled: {summary}.")
