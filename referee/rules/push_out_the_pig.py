@@ -129,7 +129,8 @@ def _impossible(state: PushOutThePigState, card: Card) -> str | None:
 
 def _play(state: PushOutThePigState, obs: CardPlaced) -> list[Ruling]:
     card = obs.parsed
-    round_opening = state.round == 1 and not state.played
+    round_opening = (state.round == 1 and not state.played
+                     and state.settings.first_lead != NO_FIRST_LEAD)
     if round_opening and obs.player is not None:
         # Nobody can see the hands: whoever leads round 1 is taken to hold the first lead.
         state.leader = state.to_play = acting_player(state.players, obs.player, state.to_play)
@@ -145,7 +146,7 @@ def _play(state: PushOutThePigState, obs: CardPlaced) -> list[Ruling]:
         return [Illegal(t=obs.t, player=player, rule="out_of_turn", card=str(card),
                         message=f"It is {state.to_play}'s turn, not {player}'s: take the "
                                 f"{card.name} back.")]
-    if round_opening and state.settings.first_lead != NO_FIRST_LEAD:
+    if round_opening:
         state.lead_holder = player
     rulings: list[Ruling] = [Legal(t=obs.t, player=player, card=str(card),
                                    message=f"{player} plays the {card.name}.")]

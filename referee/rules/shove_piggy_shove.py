@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from referee.cards import Card, rank_distance, rank_step
+from referee.cards import RANKS, Card, rank_distance, rank_step
 from referee.geometry import card_outline, fully_covers, gap_mm, overlap_mm2
 from referee.observations import CardPlaced, CardRemoved, Declare, Observation
 from referee.rules.base import (
@@ -172,10 +172,9 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
         return [illegal("full_cover", f"The {card.name} covers {names} completely; a shove "
                         "must only partly overlap.", evidence)]
     if not contacts.lower:
-        below = Card(rank_step(card.rank, -1), None)
+        below = RANKS[rank_step(card.rank, -1) - 1]
         return [illegal("not_one_rank_higher",
-                        f"The {card.name} touches no card one rank lower "
-                        f"({str(below)[0]}).", evidence)]
+                        f"The {card.name} touches no card one rank lower ({below}).", evidence)]
     if contacts.other:
         names = ", ".join(str(c) for c in contacts.other)
         return [illegal("touches_other_rank",

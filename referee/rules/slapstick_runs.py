@@ -28,7 +28,10 @@ class Run:
 
 
 def extendable(run: Run) -> bool:
-    if run.kind == "flush":
+    """Whether a run stays in force. Only a straight needs room to grow (the seed's
+    "so long as the sequence may be extended"); the seed calls 5-8-K a glide, so a glide
+    that reached the king still obliges the next player."""
+    if run.kind != "straight":
         return True
     if run.direction == 0:
         return run.low > 1 or run.high < 13

@@ -1,0 +1,193 @@
+"""Shove piecepack, rules.md section 2. Board frame: line k at y = k * 50.8 mm."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.helpers import adjudicate, declare, last, of_kind
+
+GAME = "shove-piecepack"
+PLAYERS = ["Ann", "Ben"]
+TILE = 50.8
+R = 9.5  # a 19 mm coin
+
+
+def bed_centre(bed: int) -> float:
+    return (bed + 0.5) * TILE
+
+
+def coin(cid: str, y: float, x: float = 100.0) -> dict[str, Any]:
+    return {"type": "coin_stopped", "id": cid, "center": [x, y], "radius": R}
+
+
+def turn(*beds: int | float, prefix: str = "c") -> list[dict[str, Any]]:
+    """Five coins: an int is a bed centre, a float an exact y."""
+    return [coin(f"{prefix}{i}", bed_centre(b) if isinstance(b, int) else b)
+            for i, b in enumerate(beds)]
+
+
+MISSES = (60.0, 60.0, 60.0, 60.0, 60.0)  # all on line 1's edge: played, no score
+
+
+def rule(observations: list[dict[str, Any]], **settings: Any) -> list[dict[str, Any]]:
+    return adjudicate(GAME, observations, PLAYERS, settings)
+
+
+def test_a_coin_short_of_line_one_is_not_played() -> None:
+    rulings = rule([coin("a", TILE - R - 1)])
+    assert rulings[0]["kind"] == "not_played"
+    assert rulings[0]["player"] == "Ann"
+
+
+def test_a_coin_whose_far_edge_passes_line_one_is_played() -> None:
+    rulings = rule([coin("a", TILE - R + 0.1)])
+    assert not of_kind(rulings, "not_played")
+
+
+def test_a_coin_not_played_does_not_use_one_of_the_five() -> None:
+    rulings = rule([coin("a", 20.0), *turn(1, 2, 3, 4)])
+    assert not of_kind(rulings, "bed_scored")  # only four played so far
+    rulings = rule([coin("a", 20.0), *turn(1, 2, 3, 4), coin("a", bed_centre(5))])
+    assert [r["bed"] for r in of_kind(rulings, "bed_scored")] == [1, 2, 3, 4, 5]
+
+
+def test_five_played_coins_end_the_turn_and_score_in_shove_order() -> None:
+    rulings = rule(turn(3, 1, 7, 2, 5))
+    scored = of_kind(rulings, "bed_scored")
+    assert [r["bed"] for r in scored] == [3, 1, 7, 2, 5]
+    assert all(r["scored_by"] == "Ann" and r["credited_to"] == "Ann" for r in scored)
+    assert last(rulings, "score")["scores"] == {"Ann": 5, "Ben": 0}
+    assert last(rulings, "turn")["player"] == "Ben"
+
+
+@pytest.mark.parametrize(
+    ("y", "scores"),
+    [
+        (TILE + 1 + R + 0.1, True),  # clear of line 1's seam by 0.1 mm
+        (TILE + 1 + R - 0.1, False),  # within seam/2 of line 1: touching
+        (2 * TILE - 1 - R - 0.1, True),
+        (2 * TILE - 1 - R + 0.1, False),  # touching line 2
+    ],
+)
+def test_a_coin_touching_a_line_does_not_score(y: float, scores: bool) -> None:
+    rulings = rule([coin("a", y), *turn(*MISSES[:4])])
+    assert bool(of_kind(rulings, "bed_scored")) == scores
+
+
+def test_seam_width_is_a_setting() -> None:
+    y = TILE + R + 0.3  # 0.3 mm clear of line 1's centre
+    assert not of_kind(rule([coin("a", y), *turn(*MISSES[:4])]), "bed_scored")
+    assert of_kind(rule([coin("a", y), *turn(*MISSES[:4])], seam_mm=0.4), "bed_scored")
+
+
+@pytest.mark.parametrize(("x", "scores"), [(R, True), (R - 0.5, False),
+                                           (4 * TILE - R, True), (4 * TILE - R + 0.5, False)])
+def test_a_coin_must_lie_within_the_playing_width(x: float, scores: bool) -> None:
+    rulings = rule([coin("a", bed_centre(2), x), *turn(*MISSES[:4])])
+    assert bool(of_kind(rulings, "bed_scored")) == scores
+
+
+def test_only_final_positions_count_after_knocks() -> None:
+    observations = [
+        *turn(2, *MISSES[:3]),
+        coin("c0", 2 * TILE),  # c0 knocked onto line 2
+        {**coin("c9", bed_centre(4)), "t": 6.0},  # the fifth coin...
+        {**coin("c2", bed_centre(6)), "t": 6.0},  # ...knocks c2 into bed 6: same moment
+    ]
+    scored = of_kind(rule(observations), "bed_scored")
+    assert [(r["bed"], r["coin"]) for r in scored] == [(6, "c2"), (4, "c9")]
+
+
+def test_a_second_score_in_a_filled_bed_goes_to_the_opponent() -> None:
+    rulings = rule(turn(3, 3, *MISSES[:3]))
+    scored = of_kind(rulings, "bed_scored")
+    assert [(r["scored_by"], r["credited_to"]) for r in scored] == [("Ann", "Ann"),
+                                                                  ("Ann", "Ben")]
+    assert last(rulings, "score")["scores"] == {"Ann": 1, "Ben": 1}
+
+
+def test_a_score_in_a_bed_both_filled_is_lost() -> None:
+    rulings = rule(turn(3, 3, 3, *MISSES[:2]))
+    scored = of_kind(rulings, "bed_scored")
+    assert [r["credited_to"] for r in scored] == ["Ann", "Ben", None]
+
+
+def test_the_score_completing_the_opponents_last_bed_is_lost() -> None:
+    # Ben fills beds 1-6 over two turns; Ann then scores twice in bed 7: the second
+    # would complete Ben's board, so it is lost rather than given.
+    observations = [
+        *turn(*MISSES, prefix="a"),
+        *turn(1, 2, 3, 4, 5, prefix="b"),
+        *turn(*MISSES, prefix="c"),
+        *turn(6, *MISSES[:4], prefix="d"),
+        *turn(7, 7, *MISSES[:3], prefix="e"),
+    ]
+    rulings = rule(observations)
+    last_two = of_kind(rulings, "bed_scored")[-2:]
+    assert [(r["scored_by"], r["credited_to"]) for r in last_two] == [("Ann", "Ann"),
+                                                                     ("Ann", None)]
+    assert not of_kind(rulings, "game_over")
+
+
+def test_first_to_fill_every_bed_wins_at_once() -> None:
+    observations = [*turn(1, 2, 3, 4, 5, prefix="a"), *turn(*MISSES, prefix="b"),
+                    *turn(6, 7, 1, 1, 1, prefix="c")]
+    rulings = rule(observations)
+    over = last(rulings, "game_over")
+    assert over["winner"] == "Ann"
+    # Ann won with the coin in bed 7; the later coins are not scored.
+    assert [r["bed"] for r in of_kind(rulings, "bed_scored")][-2:] == [6, 7]
+    assert rulings[-1]["kind"] == "game_over"
+
+
+def test_traditional_three_scores_per_bed() -> None:
+    rulings = rule(turn(2, 2, 2, 2, *MISSES[:1]), scores_per_bed=3)
+    credited = [r["credited_to"] for r in of_kind(rulings, "bed_scored")]
+    assert credited == ["Ann", "Ann", "Ann", "Ben"]
+
+
+def test_short_shove_has_fewer_lines_and_beds() -> None:
+    # tiles_per_side=5: lines 1-4, beds 1-3; the strip past line 4 is no bed.
+    rulings = rule(turn(3, 4, *MISSES[:3]), tiles_per_side=5)
+    assert [r["bed"] for r in of_kind(rulings, "bed_scored")] == [3]
+    rulings = rule(turn(1, 2, 3, *MISSES[:2]), tiles_per_side=5)
+    assert last(rulings, "game_over")["winner"] == "Ann"
+
+
+def test_progressive_variant_replays_scoring_coins() -> None:
+    observations = [
+        *turn(2, 5, *MISSES[:3]),
+        {"type": "coin_removed", "id": "c0"},
+        {"type": "coin_removed", "id": "c1"},
+        coin("c0", bed_centre(3)),
+        coin("c1", 60.0),
+    ]
+    rulings = rule(observations, variant="progressive")
+    turns = of_kind(rulings, "turn")
+    assert turns[0]["player"] == "Ann" and turns[0]["coins_left"] == 2
+    assert [r["bed"] for r in of_kind(rulings, "bed_scored")] == [2, 5, 3]
+    assert turns[1]["player"] == "Ann" and turns[1]["coins_left"] == 1
+    rulings = rule([*observations, coin("c0", 60.0)], variant="progressive")
+    assert last(rulings, "turn")["player"] == "Ben"
+
+
+def test_turn_can_be_ended_early_by_declaration() -> None:
+    rulings = rule([*turn(2, 3), declare("end_turn", "Ann")])
+    assert [r["bed"] for r in of_kind(rulings, "bed_scored")] == [2, 3]
+    assert last(rulings, "turn")["player"] == "Ben"
+
+
+def test_pending_turn_is_scored_at_the_end_of_the_input() -> None:
+    rulings = rule(turn(1, 2, 3, 4, 5))
+    assert rulings[-1]["kind"] == "turn"
+
+
+@pytest.mark.parametrize("setting", ["tiles_per_side=12", "variant=short", "colour=red"])
+def test_bad_settings_are_refused(setting: str) -> None:
+    from referee.adjudication import InputLineError
+
+    name, value = setting.split("=")
+    with pytest.raises(InputLineError):
+        rule(turn(1), **{name: value})

@@ -1,0 +1,232 @@
+"""Slapstick, rules.md section 5. Players Ann, Ben, Cat; Ann starts round 1."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.adjudication import Session
+from referee.cards import JOKER, STANDARD_DECK, Card
+from referee.observations import CardPlaced, Declare
+from tests.helpers import adjudicate, declare, last, of_kind, played
+
+GAME = "slapstick"
+THREE = ["Ann", "Ben", "Cat"]
+
+
+def plays(*moves: str) -> list[dict[str, Any]]:
+    """'Ann:5S' -> the card Ann plays."""
+    return [played(m.split(":")[1], m.split(":")[0]) for m in moves]
+
+
+def rule(observations: list[dict[str, Any]], players: list[str] | None = None,
+         **options: Any) -> list[dict[str, Any]]:
+    return adjudicate(GAME, observations, players or THREE, options)
+
+
+def test_the_starter_holds_an_extra_card_and_plays_two() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD"))
+    assert last(rulings, "legal")["hand_counts"] == {"Ann": 17, "Ben": 17, "Cat": 18}
+    assert not of_kind(rulings, "illegal")
+
+
+def test_matching_the_first_card_takes_the_row() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD", "Cat:5H"))
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["reason"], take["cards"]) == ("Cat", "match_first", 4)
+    assert take["hand_counts"] == {"Ann": 17, "Ben": 17, "Cat": 21}
+    assert last(rulings, "turn")["player"] == "Cat"
+
+
+def test_matching_the_card_just_before_takes_the_row() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD", "Cat:KH"))
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["reason"]) == ("Cat", "match_last")
+
+
+def test_matching_another_card_gives_the_row_to_the_next_player() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD", "Cat:2C", "Ann:9S"))
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["reason"], take["cards"]) == ("Ben", "match_other", 5)
+    assert last(rulings, "turn")["player"] == "Ben"
+
+
+def test_a_joker_gives_the_row_to_the_next_player() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:JK"))
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["reason"]) == ("Cat", "joker")
+
+
+def test_first_or_previous_takes_priority_over_any_other() -> None:
+    # The row 5 9 K 5: the last 5 matches the first card (and no other one counts).
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD", "Cat:2C", "Ann:2D"))
+    assert last(rulings, "take_row")["reason"] == "match_last"
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:9D", "Ben:5D"))
+    assert last(rulings, "take_row")["taker"] == "Ben"
+
+
+def test_the_second_card_of_a_new_row_can_match() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:5H"))
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["reason"], take["cards"]) == ("Ann", "match_first", 2)
+    rulings = rule(plays("Ann:5S", "Ann:5H", "Ann:7C", "Ann:8C", "Ben:2D"))
+    assert not of_kind(rulings, "illegal")
+
+
+def test_the_taker_starts_the_new_row_with_two_cards() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD", "Cat:5H", "Ann:2C"))
+    assert last(rulings, "illegal")["rule"] == "out_of_turn"
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD", "Cat:5H", "Cat:2C", "Cat:3C", "Ann:4C"))
+    assert not of_kind(rulings, "illegal")
+
+
+def test_play_out_of_turn_is_illegal() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Cat:KD"))
+    illegal = last(rulings, "illegal")
+    assert illegal["rule"] == "out_of_turn" and illegal["player"] == "Cat"
+
+
+def test_chicken_out_takes_the_row_and_plays_on_until_a_match() -> None:
+    observations = [*plays("Ann:5S", "Ann:9H", "Ben:KD"), declare("chicken_out", "Cat"),
+                    *plays("Cat:2C", "Cat:3C", "Cat:4D", "Cat:4S")]
+    rulings = rule(observations)
+    takes = of_kind(rulings, "take_row")
+    assert [(t["taker"], t["reason"], t["cards"]) for t in takes] == [
+        ("Cat", "chicken_out", 3), ("Cat", "match_last", 4)]
+    assert takes[0]["hand_counts"]["Cat"] == 21
+    observations[-1] = played("3S", "Cat")  # matches the 3C inside the row
+    take = last(rule(observations), "take_row")
+    assert (take["taker"], take["reason"]) == ("Ann", "match_other")
+
+
+def test_chicken_run_ends_when_the_next_player_plays() -> None:
+    observations = [*plays("Ann:5S", "Ann:9H", "Ben:KD"), declare("chicken_out", "Cat"),
+                    *plays("Cat:2C", "Cat:7D", "Cat:8H", "Ann:QS")]
+    rulings = rule(observations)
+    assert not of_kind(rulings, "illegal")
+    assert last(rulings, "legal")["player"] == "Ann"
+
+
+def test_two_players_match_first_or_last_goes_to_a_penalty_pile() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:9D"), players=["Ann", "Ben"])
+    take = last(rulings, "take_row")
+    assert take["to_penalty_pile"] is True
+    assert take["hand_counts"] == {"Ann": 25, "Ben": 26}
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD", "Ann:9C"), players=["Ann", "Ben"])
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["to_penalty_pile"]) == ("Ben", False)
+
+
+def test_three_card_flush_obliges_the_next_player() -> None:
+    base = plays("Ann:2S", "Ann:7S", "Ben:9S")
+    assert not of_kind(rule([*base, *plays("Cat:4D")]), "take_row")
+    rulings = rule([*base, *plays("Cat:4D")], three_card_flush=True)
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["reason"]) == ("Cat", "failed_flush")
+    rulings = rule([*base, *plays("Cat:4S", "Ann:QD")], three_card_flush=True)
+    assert last(rulings, "take_row")["taker"] == "Ann"
+
+
+def test_a_rank_match_takes_priority_over_a_flush() -> None:
+    rulings = rule(plays("Ann:2S", "Ann:7S", "Ben:9S", "Cat:9D"), three_card_flush=True)
+    assert last(rulings, "take_row")["reason"] == "match_last"
+
+
+def test_three_card_straight_in_any_order() -> None:
+    base = plays("Ann:9S", "Ann:JH", "Ben:TD")
+    rulings = rule([*base, *plays("Cat:2C")], three_card_straight=True)
+    assert last(rulings, "take_row")["reason"] == "failed_straight"
+    rulings = rule([*base, *plays("Cat:QC", "Ann:8C", "Ben:4S")], three_card_straight=True)
+    assert last(rulings, "take_row")["taker"] == "Ben"
+
+
+def test_glide_up_and_down() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:8H", "Ben:KD", "Cat:2C"), glide=True)
+    assert last(rulings, "take_row")["reason"] == "failed_glide"
+    rulings = rule(plays("Ann:9S", "Ann:2H", "Ben:AD", "Cat:3C"), glide=True)
+    assert last(rulings, "take_row")["reason"] == "failed_glide"
+
+
+def test_ten_card_string_can_be_passed_on() -> None:
+    run = ["Ann:AS", "Ann:3H", "Ben:5D", "Cat:7C", "Ann:9S", "Ben:JH", "Cat:KD",
+           "Ann:2C", "Ben:4S", "Cat:6H"]
+    rulings = rule([*plays(*run), declare("ten_card_string", "Cat")], ten_card_string=True)
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["reason"], take["cards"]) == ("Ann", "ten_card_string", 10)
+
+
+# --- whole rounds on a real shuffled deck ----------------------------------------------
+
+def _deal(players: list[str], starter: str, jokers: int,
+          rng: random.Random) -> dict[str, deque[Card]]:
+    deck = [*STANDARD_DECK, *[JOKER] * jokers]
+    rng.shuffle(deck)
+    order = players[players.index(starter):] + players[:players.index(starter)]
+    hands: dict[str, deque[Card]] = {p: deque() for p in players}
+    for i, c in enumerate(deck):
+        hands[order[i % len(order)]].append(c)
+    return hands
+
+
+def _play_game(players: list[str], seed: int, chicken_rate: float) -> None:
+    """The physical game (real face-down piles), refereed card by card."""
+    rng = random.Random(seed)
+    jokers = len(players)
+    session = Session.start(GAME, players, {})
+    hands = _deal(players, players[0], jokers, rng)
+    piles: dict[str, list[Card]] = {p: [] for p in players}
+    row: list[Card] = []
+    t = 0.0
+    for _ in range(4000):
+        if session.state.game_over:
+            return
+        t += 1
+        player = session.state.to_play
+        if row and rng.random() < chicken_rate and session.state.mode == "play":
+            rulings = session.feed(Declare(t=t, type="declare", what="chicken_out",
+                                           player=player))
+        else:
+            top = hands[player].popleft()
+            row.append(top)
+            rulings = session.feed(CardPlaced(t=t, type="card_placed", card=str(top),
+                                              player=player))
+        assert not [r for r in rulings if r.kind in ("illegal", "impossible")], rulings
+        for ruling in rulings:
+            data = ruling.to_json()
+            if data["kind"] == "take_row":
+                taken = [Card.parse(c) for c in data["row"]]
+                assert taken == row
+                (piles[data["taker"]] if data["to_penalty_pile"] else
+                 hands[data["taker"]]).extend(row)
+                row = []
+            if "hand_counts" in data:
+                assert data["hand_counts"] == {p: len(hands[p]) for p in players}
+            if data["kind"] == "score":
+                expected = {p: sum(5 if c.is_joker else 1 for c in [*hands[p], *piles[p]])
+                            for p in players}
+                if session.state.unrevealed_jokers == 0:
+                    assert data["evidence"]["penalties"] == expected
+                if not session.state.game_over:
+                    hands = _deal(players, session.state.to_play, jokers, rng)
+                    piles = {p: [] for p in players}
+                    row = []
+        in_play = sum(len(h) for h in hands.values()) + len(row) + sum(map(len, piles.values()))
+        assert in_play == 52 + jokers
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("players", [THREE, ["Ann", "Ben"]])
+def test_whole_games_keep_every_card_and_score_real_hands(players: list[str]) -> None:
+    _play_game(players, seed=1, chicken_rate=0.0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), chicken=st.sampled_from([0.0, 0.05]),
+       two=st.booleans())
+def test_random_games_conserve_cards(seed: int, chicken: float, two: bool) -> None:
+    _play_game(["Ann", "Ben"] if two else THREE, seed, chicken)
