@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 Square = tuple[int, int]
 
@@ -54,6 +60,13 @@ class Action(BaseModel):
     from_: Square = Field(alias="from")
     to: Square | None
     by: Square | None = None  # push: the red piece that pushes
+
+    @model_serializer(mode="wrap")
+    def _without_unset_by(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("by") is None:
+            data.pop("by", None)
+        return data
 
 
 class RemovedPiece(BaseModel):

@@ -1,0 +1,156 @@
+"""The ``referee adjudicate`` command: contract behaviour and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+GOOD = [
+    {"t": 0, "type": "setup", "game": "shove-piggy-shove", "players": ["Ann", "Ben"]},
+    {"t": 1, "type": "card_placed", "card": "KS", "corners": [[0, 0], [63, 0], [63, 88], [0, 88]]},
+    {"t": 2, "type": "card_placed", "card": "9H",
+     "corners": [[200, 0], [263, 0], [263, 88], [200, 88]]},
+]
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path: Path, lines: list[str]) -> str:
+    path = tmp_path / "observations.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_rulings_are_json_lines_in_time_order(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["adjudicate", write(tmp_path, [json.dumps(o) for o in GOOD])], capsys)
+    assert code == 0 and err == ""
+    rulings = [json.loads(line) for line in out.splitlines()]
+    assert [r["kind"] for r in rulings] == ["legal", "turn", "legal", "turn"]
+    assert all({"t", "kind", "message"} <= set(r) for r in rulings)
+    assert [r["t"] for r in rulings] == sorted(r["t"] for r in rulings)
+
+
+def test_command_line_players_win_over_the_setup_line(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, [json.dumps(o) for o in GOOD])
+    code, out, _ = run(["adjudicate", "--players", "Zed,Yan", path], capsys)
+    assert code == 0
+    assert json.loads(out.splitlines()[0])["player"] == "Zed"
+
+
+@pytest.mark.parametrize(
+    ("line", "needle"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"t": 3, "type": "card_placed", "card": "ZZ", "corners": [[0,0],[1,0],[1,1],[0,1]]}',
+         "unknown card code"),
+        ('{"t": 3, "type": "card_placed"}', "missing field 'card'"),
+        ('{"t": 3, "type": "card_placed", "card": "QS"}', "corners"),
+        ('{"t": 1, "type": "card_placed", "card": "QS", '
+         '"corners": [[0,300],[63,300],[63,388],[0,388]]}', "time goes backwards"),
+        ('{"t": 3, "type": "teleport"}', "unknown observation type"),
+        ('{"t": "soon", "type": "declare", "what": "oink"}', "field 't'"),
+        ('[1, 2]', "JSON object"),
+        ('{"t": 3, "type": "card_placed", "card": "QS", "player": "Zoe", '
+         '"corners": [[0,300],[63,300],[63,388],[0,388]]}', "unknown player"),
+        ('{"t": 3, "type": "card_placed", "card": "QS", '
+         '"corners": [[0,0],[0,0],[0,0],[0,0]]}', "no card-sized area"),
+    ],
+)
+def test_bad_lines_are_one_line_errors_naming_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, needle: str
+) -> None:
+    path = write(tmp_path, [json.dumps(o) for o in GOOD] + [line])
+    code, out, err = run(["adjudicate", path], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and "line 4" in err and needle in err, err
+    assert len(out.splitlines()) == 4  # rulings before the bad line were printed
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--set", "open_gap_mm=wide"], "open_gap_mm"),
+        (["--set", "colour=red"], "unknown setting 'colour'"),
+        (["--set", "novalue"], "name=value"),
+        (["--players", "Ann,Ben,Cat"], "played by 2 players"),
+        (["--players", "Ann,,Ben"], "comma-separated"),
+        (["--players", "Ann,Ann"], "distinct"),
+    ],
+)
+def test_bad_options_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         args: list[str], needle: str) -> None:
+    path = write(tmp_path, [json.dumps(o) for o in GOOD[1:]])
+    code, _, err = run(["adjudicate", "--game", "shove-piggy-shove", *args, path], capsys)
+    assert code == 2 and err.count("\n") == 1 and needle in err, err
+
+
+def test_game_must_be_known(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, ['{"t": 0, "type": "setup", "game": "chess"}'])
+    code, _, err = run(["adjudicate", path], capsys)
+    assert code == 2 and "unknown game 'chess'" in err
+
+
+def test_settings_lists_every_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["settings"], capsys)
+    games = {json.loads(line)["game"]: json.loads(line) for line in out.splitlines()}
+    assert code == 0 and set(games) == {"shove-piggy-shove", "shove-piecepack",
+                                        "push-out-the-pig", "shove", "slapstick"}
+    assert games["shove-piggy-shove"]["settings"]["touch_tolerance_mm2"] == 20.0
+    assert games["shove-piecepack"]["settings"]["tiles_per_side"] == 9
+
+
+def test_installed_entry_point_reads_standard_input() -> None:
+    lines = "\n".join(json.dumps(o) for o in GOOD)
+    done = subprocess.run([sys.executable, "-m", "referee", "adjudicate", "-"], input=lines,
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 4
+
+
+_FIELDS = st.sampled_from(["t", "type", "card", "corners", "player", "id", "center", "radius",
+                           "red", "blue", "what", "value", "game", "players", "settings"])
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 500) | st.floats(allow_nan=True)
+    | st.sampled_from(["QS", "JK", "??", "back", "oink", "card_placed", "coin_stopped",
+                       "board_state", "declare", "setup", "Ann", "shove"]),
+    lambda inner: st.lists(inner, max_size=5),
+    max_leaves=12,
+)
+_LINES = st.one_of(
+    st.text(max_size=40),
+    st.dictionaries(_FIELDS, _VALUES, max_size=6).map(json.dumps),
+    st.sampled_from([json.dumps(o) for o in GOOD[1:]]),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(game=st.sampled_from(["shove-piggy-shove", "shove-piecepack", "push-out-the-pig",
+                             "slapstick", "shove"]),
+       lines=st.lists(_LINES, max_size=8))
+def test_garbled_input_never_crashes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     game: str, lines: list[str]) -> None:
+    path = write(tmp_path, [line.replace("\n", " ") for line in lines])
+    code, _, err = run(["adjudicate", "--game", game, path], capsys)
+    assert code in (0, 2), err
+    assert "Traceback" not in err and "internal error" not in err, err
+    if code == 2:
+        assert err.count("\n") == 1 and err.startswith("referee: error: ")
