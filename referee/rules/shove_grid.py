@@ -234,10 +234,8 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
         found = explain(phase.rules, phase.frontier, target, state.roll)
         if found:
             return _accept(state, found, seen.t)
-        if phase.number == 1:
-            rulings = _try_next_phase(state, target, seen.t)
-            if rulings is not None:
-                return rulings
+        # A phase ends only by end_turn or by using every action (rules.md section 4):
+        # a board showing the other colour's moves while this phase is open is illegal.
         return [_diagnose(state, target, seen.t)]
 
     def _on_roll(self, state: ShoveState, declared: Declare) -> list[Ruling]:
@@ -320,21 +318,6 @@ def _accept(state: ShoveState, found: tuple[Reached, ...], t: float) -> list[Rul
         return [problem]
     state.phase = candidate
     return _end_phase(state, t)
-
-
-def _try_next_phase(state: ShoveState, target: Board, t: float) -> list[Ruling] | None:
-    """Rulings if ``target`` shows the next phase begun after this one ended, else None."""
-    phase = state.phase
-    assert phase is not None
-    if _end_problem(state, phase, t):
-        return None
-    start = cheapest_of(phase.frontier).node.position
-    following = _new_phase(state, 2, start)
-    found = explain(following.rules, following.frontier, target, state.roll)
-    if not found:
-        return None
-    rulings = _end_phase(state, t)
-    return rulings + _accept(state, found, t)
 
 
 def _end_problem(state: ShoveState, phase: OpenPhase, t: float) -> Illegal | None:

@@ -249,20 +249,16 @@ def test_end_turn_by_the_other_player_is_out_of_turn() -> None:
     assert kinds(game.end()) == ["legal", "turn"]
 
 
-def test_red_board_ends_blues_phase_implicitly() -> None:
+def test_red_moving_while_blues_phase_is_open_is_illegal() -> None:
     game = Game()
     game.roll(3)
     game.see(MOVED_TWO)
     red_moved = MOVED_TWO.replace(".R.R.R.\n.......", ".R...R.\n...R...")
     rulings = game.see(red_moved)
-    assert kinds(rulings) == ["legal", "turn"]
+    assert only(rulings, "illegal")["rule"] == "illegal_position"
+    assert game.state.phase is not None and game.state.phase.colour == "blue"
+    rulings = game.end()  # blue ends the phase from the last legal board
     assert rulings[0]["player"] == "blue" and len(rulings[0]["actions"]) == 1
-    assert game.state.phase is not None and game.state.phase.colour == "red"
-    rulings = game.end()
-    assert rulings[0]["actions"] == [
-        {"do": "move", "piece": "red", "from": [2, 3], "to": [1, 3]}]
-    assert only(rulings, "turn")["message"] == "Turn 1 is over: roll the die for turn 2."
-    assert only(rulings, "turn")["turn"] == 2
 
 
 def test_die_roll_ends_the_open_phase_and_an_unplayed_one() -> None:
@@ -320,12 +316,11 @@ B......
     assert illegal["player"] == "blue"
 
 
-def test_red_alone_moving_in_blues_phase_means_blue_passed() -> None:
+def test_red_alone_moving_in_blues_phase_is_illegal() -> None:
     game = Game()
     game.roll(4)
     rulings = game.see(START.replace(".R.R.R.\n.......", ".R.R...\n.....R."))
-    assert kinds(rulings) == ["legal", "turn"]
-    assert rulings[0]["message"] == "Blue made no actions: legal, 0 of 4 actions."
+    assert only(rulings, "illegal")["message"] == "A red piece moved during blue's phase."
 
 
 def test_blue_piece_vanishing_during_reds_phase(tmp_path: Path) -> None:
