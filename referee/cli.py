@@ -90,3 +90,73 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise
         click.echo(f"referee: internal error: {type(error).__name__}: {error}", err=True)
         sys.exit(1)
+
+
+@cli.command()
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=".",
+              show_default=True, help="Folder for the PDF and PNG files.")
+@click.option("--sheets", type=click.IntRange(1, 14), default=4, show_default=True,
+              help="How many sheets (each has its own markers).")
+@click.option("--dpi", type=click.IntRange(150, 1200), default=300, show_default=True)
+def markers(paper: str, out_dir: str, sheets: int, dpi: int) -> None:
+    """Write the printable marker sheets (one PDF, one PNG per sheet) at true scale."""
+    from pathlib import Path
+
+    from referee.calibration.errors import CalibrationError
+    from referee.calibration.printing import write_marker_sheets
+
+    try:
+        written = write_marker_sheets(Path(out_dir), paper, sheets, dpi)  # type: ignore[arg-type]
+    except CalibrationError as error:
+        fail(str(error))
+    click.echo(f"wrote {', '.join(str(p) for p in written)} (print at 100%: chequer squares "
+               "32.0 mm, ruler 100 mm)")
+
+
+@cli.command()
+@click.argument("source")
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False),
+              help="The calibration JSON to write.")
+@click.option("--game", type=click.Choice(GAMES), help="Locate this game's board layout.")
+@click.option("--layout", "layout_file", type=click.Path(dir_okay=False),
+              help="A board layout JSON instead of the game's default (calibration/).")
+@click.option("--preview", "preview_file", type=click.Path(dir_okay=False),
+              help="Where to write the preview PNG (default: beside --out).")
+@click.option("--lens", "lens_file", type=click.Path(dir_okay=False),
+              help="Keep the lens of this earlier calibration.")
+@click.option("--plane", "plane_file", type=click.Path(dir_okay=False),
+              help="An earlier table calibration to use when no markers are in view.")
+@click.option("--max-error", type=click.FloatRange(min=0.0, min_open=True), default=1.0,
+              show_default=True, help="Refuse a fit worse than this (mm RMS).")
+@click.option("--board-offset", metavar="DX,DY,DEG",
+              help="Correct the located board: move it DX, DY mm and turn it DEG degrees.")
+@click.option("--frames", type=click.IntRange(1, 1000), default=30, show_default=True,
+              help="Frames to try from a video or camera (the best is kept).")
+def calibrate(source: str, out_file: str, game: str | None, layout_file: str | None,
+              preview_file: str | None, lens_file: str | None, plane_file: str | None,
+              max_error: float, board_offset: str | None, frames: int) -> None:
+    """Calibrate the table (and the game's board) from SOURCE: an image, a video or a camera
+    index. Writes the calibration JSON and a top-down preview PNG, prints a summary."""
+    from pathlib import Path
+
+    from referee.calibration.errors import CalibrationError
+    from referee.calibration.runner import run_calibration
+
+    correction = (0.0, 0.0, 0.0)
+    if board_offset is not None:
+        try:
+            dx, dy, deg = (float(v) for v in board_offset.split(","))
+        except ValueError:
+            fail(f"--board-offset expects DX,DY,DEG, got {board_offset!r}")
+        correction = (dx, dy, deg)
+    out = Path(out_file)
+    preview = Path(preview_file) if preview_file else out.with_suffix(".preview.png")
+    try:
+        summary = run_calibration(source, out, preview, game=game, layout_file=layout_file,
+                                  lens_file=lens_file, plane_file=plane_file,
+                                  max_error_mm=max_error, board_correction=correction,
+                                  max_frames=frames)
+    except CalibrationError as error:
+        fail(str(error))
+    click.echo(summary)

@@ -5,6 +5,7 @@ set -euo pipefail
 PACKAGES=(
   gnome-cards-data        # aisleriot's card decks (SVG)
   kdegames-card-data-kf5  # KDE's card decks (SVG)
+  inkscape                # card bounding boxes and page rasterising (synth/artwork.py)
   librsvg2-bin            # rsvg-convert: rasterise SVG artwork
   fonts-symbola           # piecepack suit glyphs
   fonts-dejavu-core       # labels

@@ -102,8 +102,9 @@ def rasterise_deck(deck: DeckSource, codes: list[str] | None = None) -> dict[str
     wanted = codes or [*(str(c) for c in STANDARD_DECK), "JK", "back"]
     folder = cache_dir() / deck.name.replace(":", "__")
     paths = {code: folder / f"{code}.png" for code in wanted}
-    if all(p.exists() for p in paths.values()):
-        return paths
+    done = folder / ".complete"  # some decks lack a joker or a back: don't retry those
+    if done.exists() or all(p.exists() for p in paths.values()):
+        return {code: path for code, path in paths.items() if path.exists()}
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         svg = Path(tmp) / "deck.svg"
@@ -131,6 +132,8 @@ def rasterise_deck(deck: DeckSource, codes: list[str] | None = None) -> dict[str
             size = (round(CARD_W_MM * ART_PX_PER_MM), round(CARD_H_MM * ART_PX_PER_MM))
             card = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
             cv2.imwrite(str(paths[code]), card)
+    if codes is None:
+        done.touch()
     return {code: path for code, path in paths.items() if path.exists()}
 
 

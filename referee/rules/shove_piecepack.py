@@ -175,7 +175,7 @@ def _score_turn(state: ShovePiecepackState, t: float) -> list[Ruling]:
         rulings.append(BedScored(
             t=t, player=player, bed=verdict.bed, scored_by=player, credited_to=credited,
             coin=cid, evidence={"clearance_mm": round(verdict.clearance_mm, 2)},
-            message=_bed_message(player, verdict.bed, credited),
+            message=_bed_message(state, player, verdict.bed, credited),
         ))
         done = [p for p in state.players
                 if all(n >= settings.scores_per_bed for n in state.filled[p])]
@@ -201,12 +201,16 @@ def _score_turn(state: ShovePiecepackState, t: float) -> list[Ruling]:
                            message=f"Clear the coins: {state.to_play} to shove.")]
 
 
-def _bed_message(player: str, bed: int, credited: str | None) -> str:
+def _bed_message(state: ShovePiecepackState, player: str, bed: int,
+                 credited: str | None) -> str:
     if credited == player:
         return f"{player} scores in bed {bed}."
     if credited is None:
-        return f"{player}'s coin in bed {bed} is lost: both have filled it, or it would " \
-               "complete the opponent's last bed."
+        opponent = next_player(state.players, player)
+        if state.filled[opponent][bed - 1] >= state.settings.scores_per_bed:
+            return f"Both players have bed {bed} already: {player}'s score there is lost."
+        return f"{player} has bed {bed} already, and {opponent} must score their last bed " \
+               f"themselves: the score is lost."
     return f"{player} has bed {bed} already: the score goes to {credited}."
 
 

@@ -1,0 +1,68 @@
+"""The ``referee calibrate`` command's work: read frames, calibrate the best one, write the
+calibration and its preview (each whole, or not at all), and say what was done."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+
+from referee.calibration.errors import CalibrationError
+from referee.calibration.layouts import layout_for_game, load_layout
+from referee.calibration.model import load_calibration, save_calibration, write_atomically
+from referee.calibration.pipeline import (
+    CalibrationOptions,
+    CalibrationResult,
+    calibrate_frame,
+)
+from referee.calibration.sources import read_frames
+
+
+def run_calibration(source: str, out: Path, preview: Path, *, game: str | None = None,
+                    layout_file: str | None = None, lens_file: str | None = None,
+                    plane_file: str | None = None, max_error_mm: float = 1.0,
+                    board_correction: tuple[float, float, float] = (0.0, 0.0, 0.0),
+                    max_frames: int = 30) -> str:
+    if layout_file is not None:
+        layout = load_layout(Path(layout_file))
+    elif game is not None:
+        layout = layout_for_game(game)
+    else:
+        layout = None
+    lens = load_calibration(Path(lens_file)).lens if lens_file else None
+    if lens_file and lens is None:
+        raise CalibrationError(f"{lens_file} has no lens calibration")
+    plane = load_calibration(Path(plane_file)) if plane_file else None
+    options = CalibrationOptions(game=game, layout=layout, lens=lens, plane=plane,
+                                 max_error_mm=max_error_mm, board_correction=board_correction,
+                                 source=source)
+    best: CalibrationResult | None = None
+    first_error: CalibrationError | None = None
+    for frame in read_frames(source, max_frames):
+        try:
+            result = calibrate_frame(frame, options)
+        except CalibrationError as error:
+            first_error = first_error or error
+            continue
+        if best is None or result.calibration.error_mm < best.calibration.error_mm:
+            best = result
+    if best is None:
+        raise first_error or CalibrationError(f"{source} gave no usable frame")
+    ok, png = cv2.imencode(".png", best.preview)
+    if not ok:
+        raise CalibrationError("could not encode the preview image")
+    for path in (out, preview):
+        if not path.parent.exists():
+            raise CalibrationError(f"folder {path.parent} does not exist")
+    save_calibration(best.calibration, out)
+    write_atomically(preview, png.tobytes())
+    cal = best.calibration
+    corrected = "lens corrected" if cal.camera_matrix is not None else "no lens correction"
+    parts = [f"calibrated {cal.frame} frame: error {cal.error_mm:.2f} mm RMS over "
+             f"{cal.corner_count} corners, {corrected}"]
+    if cal.board is not None:
+        parts.append(f"{cal.board.kind} board found, {len(cal.board.lines)} lines, pitch "
+                     f"{cal.board.pitch_mm:.2f} mm, fit {cal.board.residual_mm:.2f} mm")
+    parts += list(best.notes)
+    parts.append(f"wrote {out} and {preview}")
+    return "; ".join(parts)

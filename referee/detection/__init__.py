@@ -1,0 +1,1 @@
+"""Detection: images -> cards, coins and tokens (pixels). Knows no rule of any game."""

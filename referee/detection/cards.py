@@ -1,0 +1,98 @@
+"""Card identity from a card's two index corners, with a small classifier run by onnxruntime.
+
+The model (``models/card_index.onnx``, trained on synthetic renders, see models/README.md)
+classifies one 64 x 64 index crop into a card code, ``JK``, ``back`` or ``other``. Both
+index corners of a card are read; agreeing readings add up, and a card whose best reading
+is not confident enough is reported as ``??``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.detection.crops import INDEX_CROP_PX, index_crops
+
+Image = npt.NDArray[np.uint8]
+MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
+DEFAULT_MODEL: Final = MODELS_DIR / "card_index.onnx"
+UNSURE: Final = "??"
+#: Below this probability a reading is "??" (measured on validation decks, models/README.md).
+MIN_CONFIDENCE: Final = 0.6
+
+
+class ModelMissingError(RuntimeError):
+    """The card model file is not there (train it: models/README.md)."""
+
+
+@dataclass(frozen=True)
+class CardReading:
+    """What a card is: its code (or ``??``/``back``), how sure, and each corner's reading."""
+
+    card: str
+    confidence: float
+    corners: tuple[tuple[str, float], tuple[str, float]]
+
+
+class CardIdentifier:
+    """Reads card identities with the ONNX index-corner classifier."""
+
+    def __init__(self, model: Path = DEFAULT_MODEL, *, threads: int = 1) -> None:
+        if not model.exists():
+            raise ModelMissingError(f"card model {model} not found (see models/README.md)")
+        self.model_path = model
+        meta = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
+        self.classes: list[str] = list(meta["classes"])
+        self.threads = threads
+
+    @cached_property
+    def _session(self) -> Any:
+        import onnxruntime  # imported on first use: a replay without cards never needs it
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        return onnxruntime.InferenceSession(str(self.model_path), options,
+                                            providers=["CPUExecutionProvider"])
+
+    def probabilities(self, crops: list[Image]) -> npt.NDArray[np.float32]:
+        """Class probabilities (N x classes) for BGR index crops of INDEX_CROP_PX square."""
+        batch = np.stack([c[:, :, ::-1] for c in crops]).astype(np.float32) / 255.0
+        batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+        session = self._session
+        output = session.run(None, {session.get_inputs()[0].name: batch})[0]
+        return np.asarray(output, dtype=np.float32)
+
+    def identify(self, image: Image, corners_px: npt.ArrayLike) -> CardReading:
+        """Read the card whose four corners (image pixels, any order) are given."""
+        return self.identify_many(image, [corners_px])[0]
+
+    def identify_many(self, image: Image, cards: list[npt.ArrayLike]) -> list[CardReading]:
+        if not cards:
+            return []
+        crops: list[Image] = []
+        for corners in cards:
+            crops.extend(index_crops(image, corners))
+        assert crops[0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
+        probs = self.probabilities(crops)
+        return [self._combine(probs[2 * i], probs[2 * i + 1]) for i in range(len(cards))]
+
+    def _combine(self, first: npt.NDArray[np.float32],
+                 second: npt.NDArray[np.float32]) -> CardReading:
+        readings = tuple((self.classes[int(p.argmax())], float(p.max())) for p in (first, second))
+        # A covered corner reads as "other" or as something unsure: the best card class over
+        # both corners wins, so one clear corner suffices and two agreeing ones reinforce.
+        joint = first + second
+        if "other" in self.classes:
+            joint[self.classes.index("other")] = -1.0
+        best = int(joint.argmax())
+        confidence = float(max(first[best], second[best],
+                               1 - (1 - first[best]) * (1 - second[best])))
+        card = self.classes[best] if confidence >= MIN_CONFIDENCE else UNSURE
+        return CardReading(card, confidence, readings)  # type: ignore[arg-type]

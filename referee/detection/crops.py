@@ -1,0 +1,70 @@
+"""Warping a detected card to its canonical upright view, and cutting its index corners.
+
+Training (the synthetic export) and inference use this one implementation. A card's four
+corners come in any order; they are put in clockwise image order with a short side first,
+which fixes the card up to a half turn. A half turn swaps the two index corners, and both
+are read, so the ambiguity never matters.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+Corners = npt.NDArray[np.float64]
+
+CARD_W_MM: Final = 63.0
+CARD_H_MM: Final = 88.0
+#: Pixels per millimetre of the canonical card view.
+CANONICAL_PX_PER_MM: Final = 4.0
+#: The square cut at each index corner (mm): rank and suit with a little of the face.
+INDEX_SIDE_MM: Final = 26.0
+INDEX_CROP_PX: Final = 64
+
+
+def order_corners(corners: npt.ArrayLike) -> Corners:
+    """Clockwise in the image (y down), starting so that corner 0 -> 1 is a short side."""
+    pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # increasing angle = clockwise when y points down
+    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[2] - pts[1]):
+        pts = np.roll(pts, -1, axis=0)
+    return pts
+
+
+def canonical_card(image: Image, corners: npt.ArrayLike,
+                   px_per_mm: float = CANONICAL_PX_PER_MM) -> Image:
+    """The card seen straight on, upright up to a half turn (w x h = 63 x 88 mm)."""
+    ordered = order_corners(corners).astype(np.float32)
+    w, h = round(CARD_W_MM * px_per_mm), round(CARD_H_MM * px_per_mm)
+    target = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], dtype=np.float32)
+    warp = cv2.getPerspectiveTransform(ordered, target)
+    flat = cv2.warpPerspective(image, warp, (w, h), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(flat, dtype=np.uint8)
+
+
+def index_crops(image: Image, corners: npt.ArrayLike) -> tuple[Image, Image]:
+    """The two index corners, each as an upright square ``INDEX_CROP_PX`` wide: the first at
+    corner 0 of ``order_corners``, the second at the diagonally opposite corner turned a
+    half turn so both look alike."""
+    flat = canonical_card(image, corners)
+    side = round(INDEX_SIDE_MM * CANONICAL_PX_PER_MM)
+    first = flat[:side, :side]
+    second = cv2.rotate(flat[-side:, -side:], cv2.ROTATE_180)
+    size = (INDEX_CROP_PX, INDEX_CROP_PX)
+    return (np.asarray(cv2.resize(first, size, interpolation=cv2.INTER_AREA), np.uint8),
+            np.asarray(cv2.resize(second, size, interpolation=cv2.INTER_AREA), np.uint8))
+
+
+def corner_of(corners: npt.ArrayLike, index: int) -> int:
+    """Which of the caller's corners ``order_corners`` put first (0) or third (1)."""
+    pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    ordered = order_corners(pts)
+    target = ordered[0] if index == 0 else ordered[2]
+    return int(np.argmin(np.linalg.norm(pts - target, axis=1)))

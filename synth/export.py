@@ -1,0 +1,171 @@
+"""Export rendered scenes as training sets in the formats ultralytics trains on.
+
+    python -m synth.export --out /tmp/cards --count 5000 --seed 1
+
+writes, deterministically from the seed:
+- ``detect-obb/``: images and YOLO-OBB labels of every card (class 0, its whole outline,
+  covered part included) that is at least 20% visible, with ``data.yaml``;
+- ``classify/``: each readable index corner, warped by ``referee.detection.crops`` exactly
+  as at run time, in a folder per class (card code, ``JK``, ``back``, ``other``).
+
+Images 0..n-1 of split ``train`` use the training decks; ``--val-fraction`` of them use the
+validation decks instead. Held-out decks are never exported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from referee.detection.crops import corner_of, index_crops
+from synth.random_scenes import random_scene
+
+MIN_VISIBLE = 0.2  # cards less visible than this are not labelled for detection
+MIN_INDEX_VISIBLE = 0.85  # an index corner at least this visible is a classification sample
+MIN_CARD_WIDTH_PX = 45.0  # narrower cards have indices too small to read: no crop
+
+
+@dataclass(frozen=True)
+class Job:
+    index: int
+    seed: int
+    split: str
+    out: Path
+    portrait: bool
+
+
+def _sizes(portrait: bool) -> tuple[int, int]:
+    return (540, 720) if portrait else (960, 540)
+
+
+def _obb_line(corners: np.ndarray, size: tuple[int, int]) -> str | None:
+    width, height = size
+    inside = (corners[:, 0] >= -0.25 * width) & (corners[:, 0] <= 1.25 * width) & \
+             (corners[:, 1] >= -0.25 * height) & (corners[:, 1] <= 1.25 * height)
+    if not inside.all():
+        return None
+    normal = np.clip(corners / np.array([width, height]), 0.0, 1.0)
+    return "0 " + " ".join(f"{v:.6f}" for v in normal.ravel())
+
+
+def render_one(job: Job) -> dict[str, Any]:
+    rng = np.random.default_rng([job.seed, job.index])
+    size = _sizes(job.portrait)
+    renderer, scene, deck = random_scene(rng, job.split, image_size=size)  # type: ignore[arg-type]
+    image, truth = renderer.render(scene)
+    name = f"{job.split}_{job.index:06d}"
+    split_dir = "val" if job.split == "val" else "train"
+    cv2.imwrite(str(job.out / "detect-obb" / "images" / split_dir / f"{name}.jpg"), image,
+                [cv2.IMWRITE_JPEG_QUALITY, 92])
+    lines: list[str] = []
+    crops = 0
+    for obj in truth.objects:
+        if obj.kind != "card":
+            continue
+        corners = np.array(obj.corners_px)
+        if obj.visible_fraction >= MIN_VISIBLE:
+            line = _obb_line(corners, size)
+            if line:
+                lines.append(line)
+        label = obj.label if obj.label != "back" else "back"
+        readable = obj.index_visible or [0.0, 0.0]
+        if not _in_frame(corners, size) or _short_side_px(corners) < MIN_CARD_WIDTH_PX:
+            continue
+        first, second = index_crops(image, corners)
+        # index_crops orders the corners itself: map its two crops back to the artwork's
+        # top-left (index_visible[0]) and bottom-right (index_visible[1]) corners.
+        flipped = _is_flipped(corners)
+        for crop, corner in ((first, 1 if flipped else 0), (second, 0 if flipped else 1)):
+            if readable[corner] >= MIN_INDEX_VISIBLE:
+                folder = job.out / "classify" / split_dir / label
+                folder.mkdir(parents=True, exist_ok=True)
+                cv2.imwrite(str(folder / f"{name}_{obj.uid}_{corner}.png"), crop)
+                crops += 1
+    crops += _other_crops(image, truth, job, name, rng)
+    (job.out / "detect-obb" / "labels" / split_dir / f"{name}.txt").write_text(
+        "".join(line + "\n" for line in lines))
+    return {"cards": len(lines), "crops": crops, "deck": deck}
+
+
+def _short_side_px(corners: np.ndarray) -> float:
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    return float(min(sides))
+
+
+def _in_frame(corners: np.ndarray, size: tuple[int, int]) -> bool:
+    width, height = size
+    return bool((corners[:, 0] > 0).all() and (corners[:, 0] < width).all()
+                and (corners[:, 1] > 0).all() and (corners[:, 1] < height).all())
+
+
+def _is_flipped(corners: np.ndarray) -> bool:
+    """Whether crops.order_corners starts at the artwork's bottom-right corner (ground-truth
+    corners run top-left, top-right, bottom-right, bottom-left) rather than its top-left."""
+    return corner_of(corners, 0) == 2
+
+
+def _other_crops(image: np.ndarray, truth: Any, job: Job, name: str,
+                 rng: np.random.Generator) -> int:
+    """Card-sized patches of table and clutter that hold no card corner: class ``other``."""
+    height, width = image.shape[:2]
+    corners_px = [np.array(o.corners_px) for o in truth.objects if o.kind == "card"]
+    made = 0
+    for attempt in range(2):
+        cx, cy = rng.uniform(60, width - 60), rng.uniform(80, height - 80)
+        side = rng.uniform(35, 70)
+        box = np.array([[cx - side, cy - side * 1.4], [cx + side, cy - side * 1.4],
+                        [cx + side, cy + side * 1.4], [cx - side, cy + side * 1.4]])
+        if any(cv2.pointPolygonTest(c.astype(np.float32), (float(cx), float(cy)), False) >= 0
+               for c in corners_px):
+            continue
+        crop, _ = index_crops(image, box)
+        folder = job.out / "classify" / ("val" if job.split == "val" else "train") / "other"
+        folder.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(folder / f"{name}_other{attempt}.png"), crop)
+        made += 1
+    return made
+
+
+def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
+           workers: int = 2, progress: bool = True) -> dict[str, Any]:
+    for split in ("train", "val"):
+        (out / "detect-obb" / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "detect-obb" / "labels" / split).mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    jobs = [Job(i, seed, "val" if rng.random() < val_fraction else "train", out,
+                bool(rng.random() < 0.3)) for i in range(count)]
+    totals = {"images": 0, "cards": 0, "crops": 0}
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for result in tqdm(pool.imap_unordered(render_one, jobs, chunksize=4), total=count,
+                           desc="rendering", unit="image", disable=not progress,
+                           file=sys.stderr, mininterval=2.0):
+            totals["images"] += 1
+            totals["cards"] += result["cards"]
+            totals["crops"] += result["crops"]
+    (out / "detect-obb" / "data.yaml").write_text(
+        f"path: {out / 'detect-obb'}\ntrain: images/train\nval: images/val\nnames:\n  0: card\n")
+    (out / "export.json").write_text(json.dumps({"count": count, "seed": seed, **totals}))
+    return totals
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--count", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    print(json.dumps(export(args.out, args.count, args.seed, workers=args.workers)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Random table scenes for training and measuring the recognisers.
+
+Cards lie the way people leave them: scattered, in rows and fans, piled, partly covered,
+some face down; with coins, tokens, boards, hands and everyday clutter around them, seen
+by webcams and phones from overhead to 45 degrees.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from referee.calibration.layouts import GridBoardLayout, PiecepackLayout, layout_for_game
+from synth import effects
+from synth.boards import draw_grid_board, draw_piecepack_board
+from synth.camera import random_camera
+from synth.decks import Split, decks_for
+from synth.hands import random_hand
+from synth.pieces import COIN_MM, COIN_VALUES, SUIT_GLYPHS, TOKEN_MM, distractor_sprite
+from synth.scene import BoardPainter, Placed, Renderer, Scene, card
+
+CODES = [r + s for r in "A23456789TJQK" for s in "SHDC"]
+
+
+def _layout_positions(rng: np.random.Generator, n: int) -> list[tuple[float, float, float]]:
+    """(x, y, angle) for n cards in one of the ways cards lie on a table."""
+    style = rng.choice(["scatter", "row", "fan", "pile", "grid"], p=[0.35, 0.2, 0.15, 0.15, 0.15])
+    base = float(rng.uniform(0, 360))
+    if style == "row":
+        step = float(rng.uniform(18, 70))
+        a = math.radians(base)
+        return [(i * step * math.cos(a) - n * step / 2 * math.cos(a),
+                 i * step * math.sin(a) - n * step / 2 * math.sin(a),
+                 base + 90 + float(rng.normal(0, 4))) for i in range(n)]
+    if style == "fan":
+        return [(float(rng.normal(0, 3)) + 25 * math.sin(math.radians(i * 12)),
+                 float(rng.normal(0, 3)),
+                 base + (i - n / 2) * float(rng.uniform(6, 14))) for i in range(n)]
+    if style == "pile":
+        return [(float(rng.normal(0, 22)), float(rng.normal(0, 22)), float(rng.uniform(0, 360)))
+                for _ in range(n)]
+    if style == "grid":
+        cols = max(1, math.ceil(math.sqrt(n)))
+        return [((i % cols) * 75.0 - cols * 37.0, (i // cols) * 100.0 - 100.0,
+                 base + float(rng.normal(0, 6))) for i in range(n)]
+    return [(float(rng.uniform(-260, 260)), float(rng.uniform(-170, 170)),
+             float(rng.uniform(0, 360))) for _ in range(n)]
+
+
+def random_scene(rng: np.random.Generator, split: Split, *,
+                 image_size: tuple[int, int] = (960, 540),
+                 decks: list[str] | None = None) -> tuple[Renderer, Scene, str]:
+    """A renderer (camera, table, light) and a scene of cards; returns the deck too."""
+    pool = decks or decks_for(split)
+    deck = pool[int(rng.integers(len(pool)))]
+    close = rng.random() < 0.35  # phone-style close-ups: a few cards fill the frame
+    view = float(rng.uniform(180, 330) if close else rng.uniform(420, 800))
+    n = int(rng.integers(1, 6) if close else rng.integers(3, 16))
+    codes = [str(c) for c in rng.choice([*CODES, "JK"], size=n, replace=False)]
+    placed: list[Placed] = []
+    spread = 0.35 if close else 1.0
+    for i, (x, y, angle) in enumerate(_layout_positions(rng, n)):
+        face_up = rng.random() > 0.08
+        placed.append(card(f"card{i}", codes[i], deck, (x * spread, y * spread), angle,
+                           face_up=face_up))
+    clutter = _clutter(rng, 0 if close else int(rng.integers(0, 5)))
+    objects = [*clutter, *placed]
+    hands = ()
+    if rng.random() < 0.3:
+        target = placed[int(rng.integers(len(placed)))].center
+        hands = (random_hand(rng, (target[0] + float(rng.normal(0, 40)),
+                                   target[1] + float(rng.normal(0, 40)))),)
+    boards: list[BoardPainter] = []
+    if not close and rng.random() < 0.12:
+        boards.append(_random_board(rng))
+    camera = random_camera(rng, target=(float(rng.normal(0, 30)), float(rng.normal(0, 30))),
+                           view_mm=(view, view * 0.6), image_size=image_size)
+    renderer = Renderer(camera, rng, effects.Photometry.random(rng), boards=boards)
+    return renderer, Scene(tuple(objects), hands), deck
+
+
+def _clutter(rng: np.random.Generator, count: int) -> list[Placed]:
+    things: list[Placed] = []
+    for i in range(count):
+        centre = (float(rng.uniform(-350, 350)), float(rng.uniform(-220, 220)))
+        kind = rng.choice(["coin", "token", "distractor"])
+        if kind == "coin":
+            face = str(rng.choice([*SUIT_GLYPHS, *COIN_VALUES]))
+            things.append(Placed(f"coin{i}", "coin", face, centre, float(rng.uniform(0, 360)),
+                                 (COIN_MM, COIN_MM), height_mm=2.5))
+        elif kind == "token":
+            things.append(Placed(f"token{i}", "token", str(rng.choice(["red", "blue"])), centre,
+                                 0.0, (TOKEN_MM, TOKEN_MM), height_mm=4.0))
+        else:
+            sprite = distractor_sprite(rng)
+            size = (sprite.shape[1] / 4.0, sprite.shape[0] / 4.0)
+            things.append(Placed(f"thing{i}", "distractor", "thing", centre,
+                                 float(rng.uniform(0, 360)), size, height_mm=3.0,
+                                 sprite_key=(sprite,)))
+    return things
+
+
+def _random_board(rng: np.random.Generator) -> BoardPainter:
+    game = str(rng.choice(["shove-piecepack", "shove"]))
+    layout = layout_for_game(game)
+    origin = (float(rng.uniform(-400, 0)), float(rng.uniform(-300, 0)))
+    angle = float(rng.uniform(-20, 20))
+
+    def paint(canvas: Any, painter_rng: np.random.Generator) -> dict[str, Any]:
+        if isinstance(layout, PiecepackLayout):
+            draw_piecepack_board(canvas, layout, painter_rng, origin_mm=origin, angle_deg=angle)
+        elif isinstance(layout, GridBoardLayout):
+            draw_grid_board(canvas, layout, painter_rng, origin_mm=origin, angle_deg=angle)
+        return {"board": game}
+
+    painter: Callable[[Any, np.random.Generator], dict[str, Any]] = paint
+    return painter

@@ -1,0 +1,93 @@
+"""Calibrating from rendered views with exact ground truth, and the calibration file."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from referee.calibration.detect import MarkerDetection, SheetView, detect_sheets
+from referee.calibration.errors import CalibrationError
+from referee.calibration.model import load_calibration, save_calibration
+from referee.calibration.pipeline import CalibrationOptions, plane_from_markers
+
+
+def test_table_plane_is_within_a_millimetre_over_the_area(sheets_view):
+    cal = sheets_view.calibration
+    gx, gy = np.meshgrid(np.linspace(0, 600, 25), np.linspace(0, 400, 17))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    pixels = sheets_view.camera.project(grid)
+    seen = (pixels[:, 0] >= 0) & (pixels[:, 0] < 1280) & (pixels[:, 1] >= 0) & \
+        (pixels[:, 1] < 720)
+    assert seen.mean() > 0.9
+    error = np.linalg.norm(cal.plane.to_table(pixels[seen]) - grid[seen], axis=1)
+    assert np.sqrt(np.mean(error ** 2)) < 1.0
+    assert cal.frame == "table"
+    assert cal.camera_matrix is not None and cal.dist_coeffs is not None
+    assert 0 < cal.error_mm < 1.0
+
+
+def test_without_lens_correction_the_edges_are_off_by_millimetres(sheets_view):
+    """Why the lens is estimated: a plain homography from the same corners is much worse."""
+    detection = detect_sheets(sheets_view.image)
+    options = CalibrationOptions(max_error_mm=100.0)
+    views = [v for v in detection.sheets if v.sheet == 0]
+    plane, *_ = plane_from_markers(MarkerDetection(tuple(views), 17), (1280, 720), options,
+                                   True)
+    assert plane.lens is None
+    gx, gy = np.meshgrid(np.linspace(0, 600, 13), np.linspace(0, 400, 9))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    pixels = sheets_view.camera.project(grid)
+    error = np.linalg.norm(plane.to_table(pixels) - grid, axis=1)
+    assert np.nanmax(error) > 2.0
+
+
+def test_calibration_file_round_trips_with_the_contract_fields(sheets_view, tmp_path):
+    path = tmp_path / "table.json"
+    save_calibration(sheets_view.calibration, path)
+    data = json.loads(path.read_text())
+    for field in ("version", "image_size", "image_to_table", "camera_matrix", "dist_coeffs",
+                  "error_mm"):
+        assert field in data
+    assert data["version"] == 1 and data["image_size"] == [1280, 720]
+    assert np.array(data["image_to_table"]).shape == (3, 3)
+    assert len(data["markers"]) >= 40
+    assert load_calibration(path) == sheets_view.calibration
+
+
+def test_a_corrupt_calibration_file_is_refused(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"version": 2}')
+    with pytest.raises(CalibrationError, match="not valid"):
+        load_calibration(path)
+
+
+def _lifted_views(camera, tilt_deg: float) -> MarkerDetection:
+    """Projected corners of two sheets, the second propped up ``tilt_deg`` about its front
+    edge (as on a book)."""
+    import cv2
+
+    from referee.calibration.sheet import DEFAULT_DESIGN
+
+    views = []
+    rvec, _ = cv2.Rodrigues(camera.rotation)
+    tilt = np.radians(tilt_deg)
+    for sheet, (dx, dy, t) in enumerate(((0.0, 0.0, 0.0), (420.0, 150.0, tilt))):
+        local = DEFAULT_DESIGN.corner_points
+        world = np.column_stack([local[:, 0] + dx, local[:, 1] * np.cos(t) + dy,
+                                 local[:, 1] * np.sin(t)])
+        px, _ = cv2.projectPoints(world, rvec, camera.translation, camera.camera_matrix,
+                                  camera.dist_coeffs)
+        ids = np.arange(len(local), dtype=np.int32)
+        views.append(SheetView(sheet, ids, px.reshape(-1, 2), local, {}))
+    return MarkerDetection(tuple(views), 34)
+
+
+def test_a_sheet_off_the_plane_is_refused(sheets_view):
+    options = CalibrationOptions()
+    flat = plane_from_markers(_lifted_views(sheets_view.camera, 0.0), (1280, 720), options,
+                              True)
+    assert flat[1] < 0.1
+    with pytest.raises(CalibrationError, match="not coplanar"):
+        plane_from_markers(_lifted_views(sheets_view.camera, 12.0), (1280, 720), options, True)

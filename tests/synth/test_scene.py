@@ -1,0 +1,120 @@
+"""The renderer's ground truth is exact: what it says is where the pixels are."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from synth import effects
+from synth.camera import Camera, random_camera
+from synth.decks import EXCLUDED, SPLITS, decks_for
+from synth.hands import HandPose
+from synth.scene import Placed, Renderer, Scene, card
+
+DECK = "aisleriot:anglo_poker"
+CLEAN = effects.Photometry.random(np.random.default_rng(0), clean=True)
+
+
+def _render(scene: Scene, camera: Camera, colour: tuple[int, int, int] = (25, 25, 25)
+            ) -> tuple[np.ndarray, object]:
+    renderer = Renderer(camera, np.random.default_rng(1), CLEAN, surface_colour=colour,
+                        shadows=False)
+    return renderer.render(scene)
+
+
+def _edge_points_mm(corners: np.ndarray, per_side: int = 12) -> np.ndarray:
+    """Points along the middle 70% of each side (clear of the rounded corners)."""
+    points = []
+    for a, b in zip(corners, np.roll(corners, -1, axis=0), strict=True):
+        for u in np.linspace(0.15, 0.85, per_side):
+            points.append(a + (b - a) * u)
+    return np.array(points)
+
+
+def _edge_offsets(image: np.ndarray, background: tuple[int, int, int],
+                  points_px: np.ndarray, inward_px: np.ndarray) -> np.ndarray:
+    """Where the image crosses halfway from card to table along each edge normal, as a
+    signed offset in pixels from the expected edge point (sub-pixel, bilinear)."""
+    difference = np.linalg.norm(image.astype(np.float32) - np.float32(background), axis=2)
+    steps = np.arange(-4.0, 4.01, 0.125, dtype=np.float32)
+    xs = (points_px[:, None, 0] + steps[None, :] * inward_px[:, None, 0]).astype(np.float32)
+    ys = (points_px[:, None, 1] + steps[None, :] * inward_px[:, None, 1]).astype(np.float32)
+    profile = cv2.remap(difference, xs, ys, cv2.INTER_LINEAR)  # outside -> inside
+    offsets = []
+    for row in profile:
+        half = row[-1] / 2  # halfway between the table (0) and the card just inside
+        crossing = int(np.argmax(row > half))
+        a, b = row[crossing - 1], row[crossing]
+        offsets.append(steps[crossing - 1] + (half - a) / (b - a) * 0.125)
+    return np.array(offsets)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rendered_card_edges_lie_on_the_projected_outline(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    camera = random_camera(rng, view_mm=(500, 300))  # tilted up to 45 degrees, lens distortion
+    # A plain white card: the printed border of real artwork would bias the edge reading.
+    white = np.full((352, 252, 4), 255, np.uint8)
+    placed = Placed("a", "distractor", "white card",
+                    (float(rng.uniform(-60, 60)), float(rng.uniform(-40, 40))),
+                    float(rng.uniform(0, 360)), sprite_key=(white,))
+    green = (0, 200, 0)
+    image, truth = _render(Scene((placed,)), camera, colour=green)
+    corners_mm = np.array(truth.objects[0].corners_mm)
+    assert np.allclose(camera.project(corners_mm), truth.objects[0].corners_px, atol=1e-3)
+    edge_mm = _edge_points_mm(corners_mm)
+    inward_mm = (np.array(placed.center) - edge_mm) * 0.01  # a step towards the middle
+    expected = camera.project(edge_mm)
+    inward = camera.project(edge_mm + inward_mm) - expected
+    inward /= np.linalg.norm(inward, axis=1, keepdims=True)
+    offsets = _edge_offsets(image, green, expected, inward)
+    assert np.abs(offsets).max() <= 1.0, offsets
+    assert abs(float(np.median(offsets))) <= 0.3
+
+
+def test_ground_truth_homography_maps_table_to_undistorted_pixels() -> None:
+    camera = random_camera(np.random.default_rng(3))
+    points = np.array([[0.0, 0.0], [120.0, -80.0], [-200.0, 150.0]])
+    undistorted = cv2.undistortPoints(camera.project(points).reshape(-1, 1, 2),
+                                      camera.camera_matrix, camera.dist_coeffs,
+                                      P=camera.camera_matrix).reshape(-1, 2)
+    mapped = cv2.perspectiveTransform(undistorted.reshape(-1, 1, 2),
+                                      np.array(camera.image_to_table)).reshape(-1, 2)
+    assert np.allclose(mapped, points, atol=0.05)
+    assert np.allclose(camera.pixels_to_table(camera.project(points)), points, atol=1e-6)
+
+
+def test_stacking_order_and_visible_fractions() -> None:
+    camera = Camera.looking_at((0.0, 0.0), 420.0, image_size=(960, 540))
+    lower = card("lower", "back", DECK, (0.0, 0.0), face_up=False)
+    upper = card("upper", "2C", DECK, (31.5, 0.0))  # covers the right half of the lower card
+    image, truth = _render(Scene((lower, upper)), camera)
+    by_uid = {o.uid: o for o in truth.objects}
+    assert [o.uid for o in sorted(truth.objects, key=lambda o: o.z)] == ["lower", "upper"]
+    assert by_uid["upper"].visible_fraction == 1.0
+    assert by_uid["lower"].visible_fraction == pytest.approx(0.5, abs=1e-3)
+    # The top-left index of the lower card is visible, the bottom-right one is covered.
+    assert by_uid["lower"].index_visible == [1.0, 0.0]
+    # In the overlap the image shows the upper card's white face, not the lower card's back.
+    overlap_mm = np.array([[20.0, 0.0]])
+    u, v = camera.project(overlap_mm)[0].round().astype(int)
+    assert image[v, u].mean() > 200
+    left_only = camera.project(np.array([[-25.0, 0.0]]))[0].round().astype(int)
+    assert image[left_only[1], left_only[0]].mean() < 200  # the patterned back
+
+
+def test_a_hand_covers_what_is_under_it() -> None:
+    camera = Camera.looking_at((0.0, 0.0), 500.0, image_size=(960, 540))
+    placed = card("a", "9H", DECK, (0.0, 0.0))
+    hand = HandPose(reach=(0.0, 60.0))
+    _, truth = _render(Scene((placed,), (hand,)), camera)
+    assert 0.0 < truth.objects[0].visible_fraction < 0.8
+    assert truth.hands_px and len(truth.hands_px[0]) > 10
+
+
+def test_held_out_decks_never_train() -> None:
+    held_out = decks_for("test")
+    assert len(held_out) >= 4 and "kde:svg-standard" in held_out
+    assert not set(held_out) & set(decks_for("train"))
+    assert not set(SPLITS) & set(EXCLUDED)
