@@ -6,12 +6,15 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
 
 from referee.adjudication import InputLineError, adjudicate_lines
 from referee.rules.registry import GAMES, UnknownGameError, rules_for
+
+if TYPE_CHECKING:
+    from referee.tracking.cards import CardReader
 
 EXIT_BAD_INPUT = 2
 
@@ -160,3 +163,167 @@ def calibrate(source: str, out_file: str, game: str | None, layout_file: str | N
     except CalibrationError as error:
         fail(str(error))
     click.echo(summary)
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind; anything but loopback needs the printed token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--recordings", "recordings_dir", type=click.Path(file_okay=False),
+              default="recordings", show_default=True, help="Where sessions are recorded.")
+@click.option("--calibrations", "calibrations_dir", type=click.Path(file_okay=False),
+              default="calibration", show_default=True, help="Calibration files folder.")
+@click.option("--samples", "samples_dir", type=click.Path(file_okay=False),
+              help="Sample clips folder (default: the bundled sample_footage).")
+@click.option("--max-upload-mb", type=click.IntRange(1, 10_000), default=200, show_default=True)
+def serve(host: str, port: int, recordings_dir: str, calibrations_dir: str,
+          samples_dir: str | None, max_upload_mb: int) -> None:
+    """Start the dashboard (live table, announcements, recording, dispute replay)."""
+    import ipaddress
+    import secrets
+    from pathlib import Path
+
+    import uvicorn
+
+    from referee.web.app import ServerConfig, create_app
+    from referee.web.recording import list_recordings
+
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        fail(f"--host expects an IP address or localhost, got {host!r}")
+    token = None if loopback else secrets.token_urlsafe(24)
+    samples = Path(samples_dir) if samples_dir else \
+        Path(__file__).resolve().parents[1] / "sample_footage"
+    if not samples.is_dir():
+        samples = Path("sample_footage")
+    config = ServerConfig(recordings=Path(recordings_dir), calibrations=Path(calibrations_dir),
+                          samples=samples, token=token,
+                          max_upload_bytes=max_upload_mb * 1_000_000)
+    try:
+        app = create_app(config)
+    except OSError as error:
+        fail(f"cannot use {recordings_dir}: {error.strerror}")
+    unclosed = [r.id for r in list_recordings(config.recordings) if not r.closed]
+    if unclosed:
+        click.echo(f"recoverable recordings (the server stopped without closing them): "
+                   f"{', '.join(unclosed)}; open them under Replay")
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    if token:
+        click.echo(f"binding {host}: every request needs the token {token}")
+        click.echo(f"open http://{shown}:{port}/?token={token}")
+    else:
+        click.echo(f"open http://{shown}:{port}/")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@cli.command()
+@click.argument("video", type=click.Path(dir_okay=False))
+@click.option("--game", required=True, type=click.Choice(GAMES), help="Which game.")
+@click.option("--players", help="Player names in seating order, comma-separated.")
+@click.option("--set", "set_", multiple=True, metavar="NAME=VALUE", help="A game setting.")
+@click.option("--calibration", "calibration_file", type=click.Path(dir_okay=False),
+              help="The calibration JSON (default: calibration.json beside the video).")
+@click.option("--observations", "observations_file", type=click.Path(dir_okay=False),
+              help="Manual inputs (declare lines) to merge by time.")
+@click.option("--json", "as_json", is_flag=True, help="JSON lines only (no progress bar).")
+def replay(video: str, game: str, players: str | None, set_: tuple[str, ...],
+           calibration_file: str | None, observations_file: str | None,
+           as_json: bool) -> None:
+    """Run the whole pipeline on recorded footage: print observations and rulings in time
+    order."""
+    from pathlib import Path
+
+    from referee.calibration.errors import CalibrationError
+    from referee.calibration.model import load_calibration
+    from referee.observations import ObservationError
+    from referee.pipeline.replay import VideoError, probe_video, read_manual
+    from referee.pipeline.runner import CalibrationMismatch, RefereePipeline, check_calibration
+    from referee.rules.base import PlayersError, SettingsError
+
+    path = Path(video)
+    cal_path = Path(calibration_file) if calibration_file else path.parent / "calibration.json"
+    if not cal_path.is_file():
+        fail(f"no calibration for {path} (give --calibration FILE; make one with "
+             "`referee calibrate`)" if calibration_file is None
+             else f"cannot read calibration {cal_path}: no such file")
+    try:
+        info = probe_video(path)
+        calibration = load_calibration(cal_path)
+        check_calibration(game, calibration, info.size)
+        manual = read_manual(Path(observations_file)) if observations_file else []
+        pipeline = RefereePipeline(game, calibration, players=parse_players(players),
+                                   settings=parse_settings(set_), reader=_card_reader(game))
+    except (VideoError, CalibrationError, CalibrationMismatch, ObservationError,
+            SettingsError, PlayersError) as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"cannot read {error.filename}: {error.strerror}")
+    _print_replay(path, info, pipeline, manual, as_json)
+
+
+def _card_reader(game: str) -> CardReader:
+    from referee.tracking.identity import IdentifierReader, UnreadableReader
+    from referee.tracking.tracker import MODES
+
+    if MODES[game] != "cards":
+        return UnreadableReader()
+    from referee.detection.cards import CardIdentifier, ModelMissingError
+
+    try:
+        return IdentifierReader(CardIdentifier())
+    except (ModelMissingError, OSError, ValueError, KeyError) as error:
+        click.echo(f"referee: warning: {error}; cards are reported as ??", err=True)
+        return UnreadableReader()
+
+
+def _print_replay(path: object, info: object, pipeline: object, manual: object,
+                  as_json: bool) -> None:
+    from referee.adjudication import InputLineError
+    from referee.observations import ObservationError, dump_observation
+    from referee.pipeline.events import ObservationEvent, RulingEvent, StatusEvent
+    from referee.pipeline.replay import replay as run_replay
+    from referee.rules.base import ObservationInputError
+
+    frames = getattr(info, "frames", 0)
+    bar = None
+    if not as_json and frames:
+        bar = click.progressbar(length=frames, label="replaying", file=sys.stderr)
+        bar.render_progress()
+
+    def advance(index: int) -> None:
+        if bar is not None and index % 5 == 0:
+            bar.update(min(5, frames - bar.pos))
+
+    try:
+        for event in run_replay(path, info, pipeline, manual, advance):  # type: ignore[arg-type]
+            if isinstance(event, ObservationEvent):
+                data = dump_observation(event.observation)
+                line = json.dumps(data) if as_json else _describe_observation(data)
+            elif isinstance(event, RulingEvent):
+                ruling = event.ruling.to_json()
+                line = json.dumps(ruling) if as_json else \
+                    f"{ruling['t']:7.2f}  {ruling['kind']}: {ruling['message']}"
+            elif isinstance(event, StatusEvent) and event.level != "info":
+                click.echo(f"referee: {event.level}: {event.message}", err=True)
+                continue
+            else:
+                continue
+            if bar is not None:
+                sys.stderr.write("\r\033[K")
+            click.echo(line)
+            sys.stdout.flush()
+    except (InputLineError, ObservationError, ObservationInputError) as error:
+        fail(str(error))
+    finally:
+        if bar is not None:
+            bar.finish()
+            bar.render_finish()
+
+
+def _describe_observation(data: dict[str, object]) -> str:
+    t = float(data["t"])  # type: ignore[arg-type]
+    kind = str(data["type"])
+    details = {k: v for k, v in data.items() if k not in ("t", "type", "corners")}
+    text = " ".join(f"{k}={v}" for k, v in details.items())
+    return f"{t:7.2f}  seen {kind} {text}"

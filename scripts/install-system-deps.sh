@@ -12,6 +12,7 @@ PACKAGES=(
   mate-backgrounds        # wood and cloth photos for table surfaces
   gnome-backgrounds
   gimp-data               # texture patterns
+  chromium                # headless browser for the dashboard's end-to-end test
 )
 missing=()
 for package in "${PACKAGES[@]}"; do

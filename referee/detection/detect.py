@@ -1,0 +1,88 @@
+"""`referee detect`: the objects seen in one image, as contract JSON, and an annotated copy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.detection.cards import UNSURE, CardIdentifier, ModelMissingError
+from referee.detection.outlines import find_cards
+
+Image = npt.NDArray[np.uint8]
+
+
+class DetectError(ValueError):
+    """An image that cannot be read."""
+
+
+@dataclass(frozen=True)
+class DetectedCard:
+    card: str
+    corners: list[list[float]]
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Detections:
+    cards: list[DetectedCard]
+    coins: list[dict[str, Any]] = field(default_factory=list)
+    tokens: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cards": [{"card": c.card, "corners": c.corners, "confidence": c.confidence}
+                      for c in self.cards],
+            "coins": self.coins,
+            "tokens": self.tokens,
+        }
+
+
+def read_image(path: Path) -> Image:
+    if not path.exists():
+        raise DetectError(f"{path}: no such file")
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise DetectError(f"{path} is not an image OpenCV can read")
+    return np.asarray(image, dtype=np.uint8)
+
+
+def detect(image: Image, identifier: CardIdentifier | None) -> Detections:
+    outlines = find_cards(image)
+    warnings: list[str] = []
+    readings: list[tuple[str, float]]
+    if identifier is None:
+        warnings.append("no card model: identities are ??")
+        readings = [(UNSURE, 0.0)] * len(outlines)
+    else:
+        found = identifier.identify_many(image, [o.corners for o in outlines])
+        readings = [(r.card, r.confidence) for r in found]
+    cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
+             for o, (card, confidence) in zip(outlines, readings, strict=True)]
+    return Detections(cards, warnings=warnings)
+
+
+def load_identifier() -> tuple[CardIdentifier | None, str | None]:
+    try:
+        return CardIdentifier(), None
+    except ModelMissingError as error:
+        return None, str(error)
+
+
+def annotate(image: Image, detections: Detections) -> Image:
+    out = image.copy()
+    thickness = max(2, round(max(image.shape[:2]) / 400))
+    for card in detections.cards:
+        points = np.round(np.array(card.corners)).astype(np.int32)
+        colour = (40, 200, 40) if card.card != UNSURE else (40, 160, 255)
+        cv2.polylines(out, [points], True, colour, thickness, cv2.LINE_AA)
+        x, y = points.min(axis=0)
+        label = f"{card.card} {card.confidence:.2f}"
+        cv2.putText(out, label, (int(x), max(int(y) - 6, 12)), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.5 * thickness, colour, thickness, cv2.LINE_AA)
+    return out

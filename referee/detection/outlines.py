@@ -1,0 +1,156 @@
+"""Card outlines in an uncalibrated photo, by shape: bright, unsaturated, card-shaped regions.
+
+A baseline finder with no learned weights: it finds cards that lie apart on a surface
+darker or more colourful than card stock, and splits touching cards only when their union
+is clearly two card shapes. (The tracker does not need it: on a calibrated table the
+difference between stable states gives each new card's outline.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+CARD_ASPECT: Final = 88.0 / 63.0
+WORK_SIDE: Final = 800  # pixels on the long side while searching
+
+
+@dataclass(frozen=True)
+class Outline:
+    corners: npt.NDArray[np.float64]  # 4 x 2 image pixels
+    score: float  # how card-like: solidity times aspect agreement, 0..1
+
+
+def _whiteness(image: Image) -> npt.NDArray[np.uint8]:
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    value = hsv[:, :, 2].astype(np.int16)
+    saturation = hsv[:, :, 1].astype(np.int16)
+    white = np.clip(value - saturation, 0, 255).astype(np.uint8)
+    return np.asarray(cv2.GaussianBlur(white, (5, 5), 0), np.uint8)
+
+
+def _card_like(contour: npt.NDArray[np.int32], area_total: float) -> Outline | None:
+    area = cv2.contourArea(contour)
+    if not 0.004 * area_total <= area <= 0.7 * area_total:
+        return None
+    (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
+    if min(w, h) < 12:
+        return None
+    aspect = max(w, h) / min(w, h)
+    solidity = area / (w * h)
+    aspect_fit = max(0.0, 1 - abs(aspect - CARD_ASPECT) / 0.45)
+    score = solidity * aspect_fit
+    if solidity < 0.82 or aspect_fit <= 0:
+        return None
+    corners = _quad(contour)
+    if corners is None:
+        corners = cv2.boxPoints(((cx, cy), (w, h), angle)).astype(np.float64)
+    return Outline(corners, float(score))
+
+
+def _quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float64] | None:
+    """Four corners from the contour's polygon when it has exactly four (perspective)."""
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    for fraction in (0.02, 0.03, 0.045):
+        poly = cv2.approxPolyDP(hull, fraction * perimeter, True)
+        if len(poly) == 4:
+            return np.asarray(poly.reshape(4, 2), dtype=np.float64)
+    return None
+
+
+def find_cards(image: Image) -> list[Outline]:
+    """Card outlines in ``image`` (BGR), best first."""
+    height, width = image.shape[:2]
+    scale = min(1.0, WORK_SIDE / max(height, width))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
+        if scale < 1 else image
+    white = _whiteness(small)
+    found: list[Outline] = []
+    area_total = float(small.shape[0] * small.shape[1])
+    _, otsu = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    otsu_level = float(cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0])
+    masks = [otsu]
+    for level in (otsu_level + 25, otsu_level + 50):
+        masks.append(cv2.threshold(white, min(level, 250), 255, cv2.THRESH_BINARY)[1])
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    for mask in masks:
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel, iterations=2)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            outline = _card_like(contour, area_total)
+            if outline is not None:
+                found.append(outline)
+    kept = _suppress(found)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return [Outline(refine_edges(gray, o.corners / scale), o.score) for o in kept]
+
+
+def refine_edges(gray: npt.NDArray[np.float32], corners: npt.NDArray[np.float64],
+                 reach: float = 8.0) -> npt.NDArray[np.float64]:
+    """Move each side of a card quad onto the strongest edge within ``reach`` pixels along
+    its normal (sub-pixel line fit), and take the new corners where the sides meet."""
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    pts = np.asarray(corners, dtype=np.float64)
+    centre = pts.mean(axis=0)
+    lines = []
+    offsets = np.arange(-reach, reach + 0.01, 0.5)
+    for a, b in zip(pts, np.roll(pts, -1, axis=0), strict=True):
+        direction = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(normal, (a + b) / 2 - centre) < 0:
+            normal = -normal  # outward
+        samples = a + np.outer(np.linspace(0.15, 0.85, 24), b - a)
+        xs = (samples[:, None, 0] + offsets[None, :] * normal[0]).astype(np.float32)
+        ys = (samples[:, None, 1] + offsets[None, :] * normal[1]).astype(np.float32)
+        across = np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR) * normal[0]
+                        + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR) * normal[1])
+        best = offsets[np.argmax(across, axis=1)]
+        strong = across.max(axis=1) > 4 * np.median(across) + 1e-3
+        if strong.sum() < 6:
+            lines.append((a, b))
+            continue
+        moved = samples[strong] + best[strong, None] * normal
+        vx, vy, x0, y0 = cv2.fitLine(moved.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
+        point, heading = np.array([x0[0], y0[0]]), np.array([vx[0], vy[0]])
+        lines.append((point, point + heading))
+    refined = []
+    for (p1, p2), (q1, q2) in zip(np.roll(np.array(lines), 1, axis=0), lines, strict=True):
+        refined.append(_intersect(p1, p2, q1, q2))
+    result = np.array(refined)
+    if not np.isfinite(result).all() or np.abs(result - pts).max() > 3 * reach:
+        return pts
+    return result
+
+
+def _intersect(p1: npt.NDArray[np.float64], p2: npt.NDArray[np.float64],
+               q1: npt.NDArray[np.float64], q2: npt.NDArray[np.float64]
+               ) -> npt.NDArray[np.float64]:
+    d1, d2 = p2 - p1, q2 - q1
+    denominator = d1[0] * d2[1] - d1[1] * d2[0]
+    if abs(denominator) < 1e-9:
+        return np.array([np.nan, np.nan])
+    u = ((q1[0] - p1[0]) * d2[1] - (q1[1] - p1[1]) * d2[0]) / denominator
+    return np.asarray(p1 + u * d1, dtype=np.float64)
+
+
+def _suppress(outlines: list[Outline], overlap: float = 0.5) -> list[Outline]:
+    """Keep the best of outlines that cover the same card (IoU above ``overlap``)."""
+    kept: list[Outline] = []
+    for candidate in sorted(outlines, key=lambda o: -o.score):
+        if all(_iou(candidate.corners, k.corners) < overlap for k in kept):
+            kept.append(candidate)
+    return kept
+
+
+def _iou(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
+    return float(inter / union) if union > 0 else 0.0

@@ -1,0 +1,1 @@
+"""The running referee: frames in, observations and rulings out (see events.py)."""

@@ -1,0 +1,1 @@
+"""The referee's local web dashboard: live table, announcements, recording, dispute replay."""

@@ -1,0 +1,113 @@
+"""Re-adjudication over an observation log: corrections, other settings, what changed."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from referee.adjudication import Session
+from referee.observations import CardPlaced, CardRemoved, Observation
+from referee.rulings import Ruling
+
+Point = tuple[float, float]
+#: A corrected card is matched to the placement it corrects when their centres are this near.
+SAME_PLACE_MM = 15.0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One observation the referee acted on, at the frame it was made."""
+
+    index: int
+    observation: Observation
+    origin: Literal["camera", "manual"] = "camera"
+
+
+@dataclass(frozen=True)
+class RulingAt:
+    index: int
+    ruling: Ruling
+
+
+@dataclass(frozen=True)
+class Change:
+    """One ruling that differs between two adjudications of the same log."""
+
+    index: int
+    t: float
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+def readjudicate(game: str, players: Sequence[str], settings: Mapping[str, Any],
+                 entries: Sequence[Entry], *, finish: bool = True) -> list[RulingAt]:
+    """Every ruling a fresh session makes over ``entries``. Raises the session's ValueErrors
+    (bad settings, players) to the caller."""
+    session = Session.start(game, players, settings)
+    out: list[RulingAt] = []
+    last = 0
+    for entry in entries:
+        out.extend(RulingAt(entry.index, r) for r in session.feed(entry.observation))
+        last = entry.index
+    if finish:
+        out.extend(RulingAt(last, r) for r in session.finish())
+    return out
+
+
+def centre(points: Sequence[Point]) -> Point:
+    return (sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points))
+
+
+def apply_correction(entries: Sequence[Entry], corners: Sequence[Point], old: str,
+                     new: str) -> tuple[Entry, ...]:
+    """The log with the card placed at ``corners`` read as ``new`` instead of ``old``: its
+    placement, and its later removal, change identity. Unchanged when nothing matches."""
+    cx, cy = centre(corners)
+    placed_at: int | None = None
+    for position in range(len(entries) - 1, -1, -1):
+        obs = entries[position].observation
+        if isinstance(obs, CardPlaced) and obs.card == old and obs.corners is not None:
+            ox, oy = centre(obs.corners)
+            if math.hypot(ox - cx, oy - cy) <= SAME_PLACE_MM:
+                placed_at = position
+                break
+    if placed_at is None:
+        return tuple(entries)
+    out = list(entries)
+    placed = out[placed_at].observation
+    assert isinstance(placed, CardPlaced)
+    out[placed_at] = replace(out[placed_at], observation=placed.model_copy(update={"card": new}))
+    for position in range(placed_at + 1, len(out)):
+        obs = out[position].observation
+        if isinstance(obs, CardRemoved) and obs.card == old:
+            out[position] = replace(out[position],
+                                    observation=obs.model_copy(update={"card": new}))
+            break
+    return tuple(out)
+
+
+def _key(ruling: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in ruling.items() if k != "evidence"}
+
+
+def diff_rulings(before: Sequence[RulingAt], after: Sequence[RulingAt]) -> list[Change]:
+    """Rulings that differ, compared moment by moment (same ``t``, in order)."""
+    def by_time(rulings: Sequence[RulingAt]) -> dict[float, list[RulingAt]]:
+        groups: dict[float, list[RulingAt]] = {}
+        for item in rulings:
+            groups.setdefault(item.ruling.t, []).append(item)
+        return groups
+
+    old, new = by_time(before), by_time(after)
+    changes: list[Change] = []
+    for t in sorted(set(old) | set(new)):
+        a, b = old.get(t, []), new.get(t, [])
+        for position in range(max(len(a), len(b))):
+            x = a[position].ruling.to_json() if position < len(a) else None
+            y = b[position].ruling.to_json() if position < len(b) else None
+            if x is None or y is None or _key(x) != _key(y):
+                index = (a[position] if position < len(a) else b[position]).index
+                changes.append(Change(index, t, x, y))
+    return changes

@@ -1,0 +1,78 @@
+"""Card warping is independent of corner order; the outline finder finds separate cards."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from referee.detection.crops import index_crops, order_corners
+from referee.detection.detect import Detections, DetectError, annotate, detect, read_image
+from referee.detection.outlines import find_cards
+from synth import effects
+from synth.camera import Camera
+from synth.scene import Renderer, Scene, card
+
+CLEAN = effects.Photometry.random(np.random.default_rng(0), clean=True)
+
+
+def _two_cards() -> tuple[np.ndarray, list[np.ndarray]]:
+    camera = Camera.looking_at((0.0, 0.0), 450.0, tilt_deg=20.0, image_size=(960, 540))
+    scene = Scene((card("a", "QS", "aisleriot:anglo_poker", (-70.0, 0.0), 15.0),
+                   card("b", "7H", "aisleriot:anglo_poker", (80.0, 10.0), -30.0)))
+    renderer = Renderer(camera, np.random.default_rng(1), CLEAN, surface_colour=(40, 90, 30))
+    image, truth = renderer.render(scene)
+    return image, [np.array(o.corners_px) for o in truth.objects]
+
+
+def test_crops_do_not_depend_on_corner_order() -> None:
+    image, cards = _two_cards()
+    reference = index_crops(image, cards[0])
+    for order in itertools.permutations(range(4)):
+        crops = index_crops(image, cards[0][list(order)])
+        assert {c.tobytes() for c in crops} == {c.tobytes() for c in reference}
+
+
+def test_order_corners_is_clockwise_from_a_short_side() -> None:
+    ordered = order_corners([[0, 0], [0, 88], [63, 88], [63, 0]])
+    sides = np.linalg.norm(ordered - np.roll(ordered, -1, axis=0), axis=1)
+    assert sides[0] == pytest.approx(63) and sides[1] == pytest.approx(88)
+    (ax, ay), (bx, by) = ordered[1] - ordered[0], ordered[2] - ordered[1]
+    cross = ax * by - ay * bx
+    assert cross > 0  # clockwise on screen, where y points down
+
+
+def test_outline_finder_finds_two_separate_cards() -> None:
+    image, cards = _two_cards()
+    found = find_cards(image)
+    assert len(found) == 2
+    for truth in cards:  # rounded card corners make corner points a poor yardstick: IoU
+        assert max(_iou(o.corners, truth) for o in found) > 0.95
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    from shapely.geometry import Polygon
+
+    pa, pb = Polygon(order_corners(a)), Polygon(order_corners(b))
+    return float(pa.intersection(pb).area / pa.union(pb).area)
+
+
+def test_detect_reports_cards_in_contract_shape() -> None:
+    image, _ = _two_cards()
+    result = detect(image, identifier=None)
+    data = result.to_json()
+    assert set(data) == {"cards", "coins", "tokens"}
+    assert len(data["cards"]) == 2 and data["cards"][0]["card"] == "??"
+    assert len(data["cards"][0]["corners"]) == 4
+    assert result.warnings
+    assert annotate(image, Detections(result.cards)).shape == image.shape
+
+
+def test_unreadable_image_is_a_clear_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "x.png"
+    bad.write_text("not an image")
+    with pytest.raises(DetectError, match="not an image"):
+        read_image(bad)
+    with pytest.raises(DetectError, match="no such file"):
+        read_image(tmp_path / "missing.png")

@@ -1,0 +1,86 @@
+"""End to end in a real headless Chromium: a game on a sample clip, a correction, a dispute.
+
+Saves docs/dashboard-live.png and docs/dashboard-dispute.png.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from referee.web.app import ServerConfig, create_app
+from tests.web.conftest import ROOT, SAMPLES
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is missing")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    import uvicorn
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = ServerConfig(recordings=tmp_path / "recordings", calibrations=tmp_path,
+                          samples=SAMPLES)
+    server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_game_correction_and_dispute_in_chromium(server: str) -> None:
+    docs = ROOT / "docs"
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 960})
+        page.goto(server)
+        page.select_option("#game", "shove-piggy-shove")
+        page.select_option("#source", "clip:shove-piggy-shove")
+        page.select_option("#speed", "4")
+        page.click("#start")
+        feed = page.locator("#feed")
+        feed.get_by_text("Ann opens with the two of diamonds.").wait_for(timeout=30_000)
+        feed.get_by_text("shoves the three of hearts").wait_for(timeout=30_000)
+        page.wait_for_function("document.getElementById('cam').naturalWidth > 0")
+        page.wait_for_timeout(400)
+        docs.mkdir(exist_ok=True)
+        page.screenshot(path=str(docs / "dashboard-live.png"))
+
+        # correct the two of diamonds to the three: every ruling is made again
+        page.locator('#cam-hit polygon[data-label="2D"]').click()
+        page.fill("#c-card", "3D")
+        page.click("#c-ok")
+        feed.get_by_text("Ann opens with the three of diamonds.").wait_for(timeout=30_000)
+        assert feed.get_by_text("Ann opens with the two of diamonds.").count() == 0
+
+        page.click('button[data-view="replay"]')
+        page.select_option("#r-source", "clip-shove-piggy-shove")
+        page.click("#r-open")
+        mark = page.locator(".timeline .mark.legal").nth(3)
+        mark.click()
+        page.locator("#d-evidence").get_by_text("threshold").first.wait_for(timeout=30_000)
+        assert "one rank lower" in page.inner_text("#d-rule")
+        page.wait_for_function("document.getElementById('d-after').naturalWidth > 0")
+        page.click("#f-next")
+        page.fill("#rs-touch_tolerance_mm2", "500")
+        page.click("#r-run")
+        page.locator("#r-changes").get_by_text("change").first.wait_for(timeout=30_000)
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(docs / "dashboard-dispute.png"), full_page=True)
+        browser.close()

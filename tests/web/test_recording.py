@@ -1,0 +1,68 @@
+"""Recordings survive kill -9: at most the last second is lost, and they replay."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from referee.web.recording import list_recordings, read_log, recover, segments
+from referee.web.replay import open_recording
+from tests.web.conftest import ROOT, SAMPLES, wait_for
+
+
+def _post(url: str, body: dict[str, object]) -> None:
+    request = urllib.request.Request(url, json.dumps(body).encode(), method="POST",
+                                      headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(request, timeout=10).read()
+
+
+def test_a_killed_server_leaves_a_recoverable_recording(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    recordings = tmp_path / "recordings"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "referee", "serve", "--port", str(port), "--recordings",
+         str(recordings), "--samples", str(SAMPLES), "--calibrations", str(tmp_path)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        base = f"http://127.0.0.1:{port}"
+
+        def up() -> bool:
+            try:
+                urllib.request.urlopen(f"{base}/api/games", timeout=2).read()
+                return True
+            except OSError:
+                return False
+
+        wait_for(up, "the server")
+        _post(f"{base}/api/session", {"game": "shove-piggy-shove", "calibration": "clip",
+                                      "source": {"kind": "clip", "id": "shove-piggy-shove"},
+                                      "speed": 2})
+        wait_for(lambda: any(read_log(f) and len(segments(f)) >= 6
+                             for f in recordings.glob("2*")), "a few seconds of recording")
+    finally:
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait(10)
+    folder = next(recordings.glob("2*"))
+    log = read_log(folder)
+    info = list_recordings(recordings)[0]
+    assert not info.closed and info.frames == log[-1]["i"] + 1
+    assert any(line["kind"] == "ruling" for line in log)
+    readable = recover(folder)
+    fps = 15
+    assert (readable * fps) >= log[-1]["i"] + 1 - fps  # at most the last second is lost
+    dispute = open_recording(folder)
+    assert dispute.rulings and dispute.frame_jpeg(0) is not None
+
+
+def test_the_cli_prints_a_token_when_binding_off_loopback() -> None:
+    result = subprocess.run([sys.executable, "-m", "referee", "serve", "--host", "not-an-ip"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1

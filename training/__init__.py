@@ -1,0 +1,1 @@
+"""Training the referee's models on synthetic renders. The runtime never imports this."""

@@ -1,0 +1,73 @@
+"""Train the card-index classifier with ultralytics, export ONNX, and write its metadata.
+
+    python -m synth.export --out /tmp/cards --count 4000 --seed 1
+    YOLO_OFFLINE=1 python -m training.card_index --data /tmp/cards/classify --epochs 12
+
+The model is trained from scratch (no pretrained weights exist here) on 64 x 64 index
+corners warped by ``referee.detection.crops`` from rendered scenes of the training decks;
+the validation decks measure it. Outputs: ``models/card_index.onnx`` (what the referee
+runs, with onnxruntime), ``models/card_index.json`` (classes, input size, how it was made)
+and ``models/card_index.pt`` (the ultralytics checkpoint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path) -> dict[str, object]:
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from ultralytics import YOLO  # training-only dependency
+
+    started = time.perf_counter()
+    model = YOLO("yolov8n-cls.yaml")  # architecture only: trained from scratch
+    results = model.train(
+        data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=2,
+        pretrained=False, project=str(out), name="card_index", exist_ok=True, plots=False,
+        amp=False, fliplr=0.0,  # a mirrored index is not a card
+        scale=0.1,  # crops are already framed on the index: keep 90-100% of them
+        erasing=0.1, hsv_h=0.02, hsv_s=0.5, hsv_v=0.4, patience=50, verbose=False,
+    )
+    seconds = time.perf_counter() - started
+    best = Path(results.save_dir) / "weights" / "best.pt"
+    trained = YOLO(str(best))
+    onnx_path = Path(trained.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True))
+    MODELS.mkdir(exist_ok=True)
+    shutil.copy(onnx_path, MODELS / "card_index.onnx")
+    shutil.copy(best, MODELS / "card_index.pt")
+    names = trained.names
+    meta = {
+        "classes": [names[i] for i in range(len(names))],
+        "imgsz": imgsz,
+        "input": "RGB, N x 3 x H x W, values 0-1",
+        "output": "class probabilities",
+        "trained_on": str(data),
+        "epochs": epochs,
+        "batch": batch,
+        "train_seconds": round(seconds),
+        "top1_val": float(results.top1) if hasattr(results, "top1") else None,
+    }
+    (MODELS / "card_index.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return meta
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--imgsz", type=int, default=64)
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/card_index_runs"))
+    args = parser.parse_args()
+    print(json.dumps(train(args.data, args.epochs, args.imgsz, args.batch, args.out)))
+
+
+if __name__ == "__main__":
+    main()
