@@ -66,10 +66,10 @@ class PlaneMap:
         return np.asarray(values, dtype=np.float64).ravel()
 
 
-def top_down(image: Image, plane: PlaneMap, bounds: tuple[float, float, float, float],
-             px_per_mm: float) -> tuple[Image, npt.NDArray[np.bool_]]:
-    """A top-down warp of the table inside ``bounds`` (column = (x - x_min) * s, row =
-    (y_max - y) * s) and the mask of pixels the camera saw."""
+def top_down_map(plane: PlaneMap, bounds: tuple[float, float, float, float],
+                 px_per_mm: float) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """For a top-down raster of ``bounds`` (column = (x - x_min) * s, row = (y_max - y) * s):
+    the image pixel under each raster pixel (H x W x 2) and the mask the camera saw."""
     x_min, y_min, x_max, y_max = bounds
     width = max(1, round((x_max - x_min) * px_per_mm))
     height = max(1, round((y_max - y_min) * px_per_mm))
@@ -77,9 +77,16 @@ def top_down(image: Image, plane: PlaneMap, bounds: tuple[float, float, float, f
                              np.arange(height, dtype=np.float64))
     table = np.stack([x_min + cols / px_per_mm, y_max - rows / px_per_mm], axis=-1)
     px = plane.to_pixels(table.reshape(-1, 2)).reshape(height, width, 2).astype(np.float32)
-    out = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     img_w, img_h = plane.image_size
     seen = ((px[..., 0] >= 0) & (px[..., 0] <= img_w - 1) & (px[..., 1] >= 0)
             & (px[..., 1] <= img_h - 1))
+    return px, seen
+
+
+def top_down(image: Image, plane: PlaneMap, bounds: tuple[float, float, float, float],
+             px_per_mm: float) -> tuple[Image, npt.NDArray[np.bool_]]:
+    """A top-down warp of the table inside ``bounds`` and the mask of pixels the camera saw."""
+    px, seen = top_down_map(plane, bounds, px_per_mm)
+    out = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     return np.asarray(out, dtype=np.uint8), seen

@@ -68,8 +68,9 @@ def find_cards(image: Image) -> list[Outline]:
     """Card outlines in ``image`` (BGR), best first."""
     height, width = image.shape[:2]
     scale = min(1.0, WORK_SIDE / max(height, width))
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
-        if scale < 1 else image
+    small: Image = np.asarray(
+        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if scale < 1 else image, dtype=np.uint8)
     white = _whiteness(small)
     found: list[Outline] = []
     area_total = float(small.shape[0] * small.shape[1])
@@ -84,7 +85,7 @@ def find_cards(image: Image) -> list[Outline]:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
-            outline = _card_like(contour, area_total)
+            outline = _card_like(np.asarray(contour, dtype=np.int32), area_total)
             if outline is not None:
                 found.append(outline)
     kept = _suppress(found)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from referee.detection.crops import index_crops, order_corners
-from referee.detection.detect import Detections, DetectError, annotate, detect, read_image
+from referee.detection.detect import DetectError, Detections, annotate, detect, read_image
 from referee.detection.outlines import find_cards
 from synth import effects
 from synth.camera import Camera

@@ -1,0 +1,120 @@
+"""Recorded footage through the pipeline: frames from a video file, manual inputs from an
+observation file, events out in time order."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.observations import Declare, Observation, ObservationError, Setup, parse_line
+from referee.pipeline.events import Event, StatusEvent
+from referee.pipeline.runner import RefereePipeline
+
+Image = npt.NDArray[np.uint8]
+#: Unreadable frames in a row after which the rest of the video is taken as lost.
+MAX_BAD_FRAMES: Final = 30
+
+
+class VideoError(ValueError):
+    """A video that cannot be replayed at all."""
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    fps: float
+    frames: int  # as the container says (0 when unknown)
+    size: tuple[int, int]
+
+
+def probe_video(path: Path) -> VideoInfo:
+    """Open the video and read its first frame, or raise VideoError."""
+    if not path.is_file():
+        raise VideoError(f"no such video: {path}")
+    # FFmpeg's own complaints ("moov atom not found") would be a second, cryptic line.
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
+    capture = cv2.VideoCapture(str(path))
+    try:
+        if not capture.isOpened():
+            raise VideoError(f"cannot open {path} as a video (corrupt or not a video file)")
+        ok, frame = capture.read()
+        if not ok or frame is None:
+            raise VideoError(f"{path} has no readable frames (corrupt or truncated video)")
+        fps = float(capture.get(cv2.CAP_PROP_FPS)) or 15.0
+        count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        return VideoInfo(fps if 1 <= fps <= 240 else 15.0, max(0, count),
+                         (int(frame.shape[1]), int(frame.shape[0])))
+    finally:
+        capture.release()
+
+
+def read_frames(path: Path, info: VideoInfo) -> Iterator[tuple[int, float, Image | None]]:
+    """(index, t, frame) per frame; frame None for one that could not be decoded (the
+    index still advances, so times stay true)."""
+    capture = cv2.VideoCapture(str(path))
+    index = 0
+    bad = 0
+    try:
+        while True:
+            ok, frame = capture.read()
+            if not ok or frame is None:
+                if info.frames and index < info.frames and bad < MAX_BAD_FRAMES:
+                    bad += 1
+                    yield index, index / info.fps, None
+                    index += 1
+                    continue
+                return
+            bad = 0
+            yield index, index / info.fps, np.asarray(frame, dtype=np.uint8)
+            index += 1
+    finally:
+        capture.release()
+
+
+def read_manual(path: Path) -> list[Observation]:
+    """Manual inputs (declare lines; a setup line is skipped). Raises ObservationError."""
+    out: list[Observation] = []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = parse_line(line)
+        except ObservationError as error:
+            raise ObservationError(f"{path}: line {number}: {error}") from None
+        if isinstance(item, Setup):
+            continue
+        if not isinstance(item, Declare):
+            raise ObservationError(f"{path}: line {number}: only declare lines are manual "
+                                   f"inputs, got {item.type!r}")
+        out.append(item)
+    return out
+
+
+def replay(path: Path, info: VideoInfo, pipeline: RefereePipeline,
+           manual: Sequence[Observation] = (),
+           on_frame: Callable[[int], None] | None = None) -> Iterator[Event]:
+    """Every event of the replay, in time order."""
+    for observation in sorted(manual, key=lambda o: o.t):
+        yield from pipeline.manual(observation)
+    warned = 0
+    last_t = 0.0
+    for index, t, frame in read_frames(path, info):
+        last_t = t
+        if on_frame is not None:
+            on_frame(index)
+        if frame is None or frame.shape[1::-1] != info.size:
+            warned += 1
+            if warned <= 3:
+                yield StatusEvent(index, t, "warning",
+                                  f"Frame {index} (t={t:.2f} s) could not be read; skipped.")
+            continue
+        yield from pipeline.process(index, t, frame)
+    yield from pipeline.finish(last_t)

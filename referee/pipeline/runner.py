@@ -1,0 +1,236 @@
+"""The running referee: ``process`` each frame, ``manual`` inputs, ``finish`` at the end.
+
+Vision observations and manual inputs (dashboard declares) reach the rules engine in time
+order. A manual input waits while the tracker may still report something that happened
+before it (a still run not yet long enough to be a stable state, or a board state held
+back), so a declare never overtakes the play it follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.adjudication import Session
+from referee.calibration.drift import DriftChecker
+from referee.calibration.layouts import CardTableLayout, layout_for_game
+from referee.calibration.model import Calibration
+from referee.observations import BoardState, Observation
+from referee.pipeline.events import (
+    Event,
+    FrameEvent,
+    ObservationEvent,
+    RulingEvent,
+    StatusEvent,
+    TableEvent,
+)
+from referee.rulings import Ruling
+from referee.tracking.cards import CardReader
+from referee.tracking.tracker import TableTracker
+
+Image = npt.NDArray[np.uint8]
+
+#: Frames of stillness after which a board state the rules cannot explain is ruled on
+#: anyway; before that it may be the middle of a push (one piece moved, the next not yet).
+BOARD_PATIENCE_S: Final = 0.6
+#: How often (s of video) the camera is checked for drift, on still frames only.
+DRIFT_INTERVAL_S: Final = 3.0
+DRIFT_FAILURES: Final = 3
+
+
+class CalibrationMismatch(ValueError):
+    """A calibration that cannot be used for this game or this footage."""
+
+
+_FRAMES: Final = {"shove-piecepack": ("piecepack",), "shove": ("grid",)}
+
+
+def check_calibration(game: str, calibration: Calibration,
+                      image_size: tuple[int, int] | None = None) -> None:
+    """Raise CalibrationMismatch when the calibration is for another board or camera."""
+    wanted = _FRAMES.get(game, ("table", "rectangle"))
+    if calibration.frame not in wanted:
+        raise CalibrationMismatch(
+            f"the calibration is in the {calibration.frame!r} frame, but {game} needs a "
+            f"{' or '.join(repr(w) for w in wanted)} calibration (calibrate with --game {game})")
+    if calibration.game and calibration.game != game and calibration.board is not None:
+        raise CalibrationMismatch(f"the calibration is for {calibration.game}, not {game}")
+    if game in _FRAMES and calibration.board is None:
+        raise CalibrationMismatch(f"the calibration has no board: calibrate with --game {game}")
+    if image_size is not None and tuple(calibration.image_size) != tuple(image_size):
+        w, h = calibration.image_size
+        raise CalibrationMismatch(f"the calibration is for {w}x{h} frames, the video is "
+                                  f"{image_size[0]}x{image_size[1]}")
+
+
+def board_settings(game: str, calibration: Calibration,
+                   settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The measured board goes to the engine unless the user set it: Shove piecepack's line
+    pitch (``tile_mm``) and a Short Shove board's tiles per side."""
+    merged = dict(settings)
+    board = calibration.board
+    if game == "shove-piecepack" and board is not None:
+        merged.setdefault("tile_mm", round(board.pitch_mm, 3))
+        if board.tiles_per_side is not None and board.tiles_per_side != 9:
+            merged.setdefault("tiles_per_side", board.tiles_per_side)
+    return merged
+
+
+@dataclass(frozen=True)
+class _Pending:
+    observation: Observation
+    index: int
+
+
+class RefereePipeline:
+    """Frames -> tracker -> observations -> rules engine -> rulings, as typed events."""
+
+    def __init__(self, game: str, calibration: Calibration, *,
+                 players: Sequence[str] | None = None,
+                 settings: Mapping[str, Any] | None = None,
+                 reader: CardReader, drift: bool = True) -> None:
+        check_calibration(game, calibration)
+        self.game = game
+        self.session = Session.start(game, players, board_settings(game, calibration,
+                                                                   settings or {}))
+        self.tracker = TableTracker(game, calibration, self.session.players, reader)
+        self._manual: list[Observation] = []
+        self._held_board: _Pending | None = None
+        self._paused = False
+        self._drift = self._drift_checker(game, calibration) if drift else None
+        self._startup: list[StatusEvent] = []
+        if drift and self._drift is None:
+            self._startup.append(StatusEvent(0, 0.0, "info", "The calibration records no "
+                                             "markers or board, so camera drift is not checked."))
+        self._last_drift_t: float | None = None
+        self._drift_baseline = False
+        self._drift_failures = 0
+
+    @staticmethod
+    def _drift_checker(game: str, calibration: Calibration) -> DriftChecker | None:
+        layout = layout_for_game(game)
+        board_layout = None if isinstance(layout, CardTableLayout) else layout
+        if not calibration.markers and (calibration.board is None or board_layout is None):
+            return None
+        return DriftChecker(calibration, layout=board_layout, interval_s=DRIFT_INTERVAL_S)
+
+    # --- the interface ---------------------------------------------------------------
+
+    def process(self, index: int, t: float, image: Image) -> list[Event]:
+        events: list[Event] = [*self._startup]
+        self._startup = []
+        step = self.tracker.update(index, t, image)
+        events.append(FrameEvent(index, t, step.moving))
+        if not step.moving and step.still_frames >= 1:
+            events += self._check_drift(index, t, image)
+        if step.moving and self._held_board is not None:
+            self._held_board = None  # it was the middle of an action, not a position
+        if self._paused:
+            return events
+        if step.stable:
+            events.append(TableEvent(index, t, step.objects))
+            events += [RulingEvent(index, r.t, r) for r in step.impossible]
+            for observation in step.observations:
+                events += self._vision(index, observation)
+        if self._held_board is not None and step.still_since is not None \
+                and t - step.still_since >= BOARD_PATIENCE_S:
+            held, self._held_board = self._held_board, None
+            events += self._rule(held.index, held.observation)
+        events += self._release_manual(index, t, step.still_since, step.stable)
+        return events
+
+    def manual(self, observation: Observation) -> list[Event]:
+        """A manual input (dashboard declare); ruled on once no earlier play can appear."""
+        self._manual.append(observation)
+        self._manual.sort(key=lambda o: o.t)
+        return []
+
+    def finish(self, t: float) -> list[Event]:
+        events: list[Event] = []
+        index = -1
+        if self._held_board is not None:
+            held, self._held_board = self._held_board, None
+            events += self._rule(held.index, held.observation)
+        for observation in self._manual:
+            events += self._rule(index, observation)
+        self._manual = []
+        events += [RulingEvent(index, max(t, r.t), r) for r in self.session.finish()]
+        return events
+
+    # --- internals ---------------------------------------------------------------------
+
+    def _vision(self, index: int, observation: Observation) -> list[Event]:
+        if isinstance(observation, BoardState) and not self._explained(observation):
+            # Perhaps half of a push: wait to see whether the table stays like this.
+            self._held_board = _Pending(observation, index)
+            return []
+        self._held_board = None
+        return self._rule(index, observation)
+
+    def _explained(self, observation: Observation) -> bool:
+        step = self.session.rules.apply(self.session.state, self._clamped(observation))
+        return not any(r.kind in ("illegal", "impossible") for r in step.rulings)
+
+    def _clamped(self, observation: Observation) -> Observation:
+        if observation.t >= self.session.last_t:
+            return observation
+        return observation.model_copy(update={"t": self.session.last_t})
+
+    def _rule(self, index: int, observation: Observation) -> list[Event]:
+        observation = self._clamped(observation)
+        rulings: tuple[Ruling, ...] = self.session.feed(observation)
+        return [ObservationEvent(index, observation.t, observation),
+                *(RulingEvent(index, r.t, r) for r in rulings)]
+
+    def _release_manual(self, index: int, t: float, still_since: float | None,
+                        stable: bool) -> list[Event]:
+        events: list[Event] = []
+        while self._manual and self._manual[0].t <= t:
+            first = self._manual[0]
+            waiting_run = still_since is not None and still_since <= first.t and not stable \
+                and self.tracker.detector.still_for < self.tracker.detector.still_frames
+            held = self._held_board is not None and self._held_board.observation.t <= first.t
+            if waiting_run or held:
+                break
+            self._manual.pop(0)
+            events += self._rule(index, first)
+        return events
+
+    def _check_drift(self, index: int, t: float, image: Image) -> list[Event]:
+        checker = self._drift
+        if checker is None:
+            return []
+        interval = 1.0 if self._paused or self._drift_failures else DRIFT_INTERVAL_S
+        if self._last_drift_t is not None and t - self._last_drift_t < interval:
+            return []
+        self._last_drift_t = t
+        report = checker.check(image)
+        events: list[Event] = []
+        if not self._drift_baseline:
+            self._drift_baseline = True
+            if report.status != "steady":
+                # The calibration cannot even be confirmed on the first still frame: the
+                # checker cannot tell drift from its own failure here, so it is turned off
+                # rather than pausing a referee whose calibration is as given.
+                self._drift = None
+                return [StatusEvent(index, t, "warning", "Camera drift cannot be checked "
+                                    f"on this footage ({report.message}); continuing with "
+                                    "the calibration as given.")]
+        if report.status == "resolved":
+            checker.calibration = report.calibration
+            self.tracker.recalibrate(report.calibration)
+            events.append(StatusEvent(index, t, "warning", report.message))
+        was_paused = self._paused
+        # One failed look (a hand's shadow, a piece on a line) is not a moved camera:
+        # rulings pause only after DRIFT_FAILURES checks in a row fail.
+        self._drift_failures = self._drift_failures + 1 if report.status == "paused" else 0
+        self._paused = self._drift_failures >= DRIFT_FAILURES
+        if self._paused and not was_paused:
+            events.append(StatusEvent(index, t, "error", report.message))
+        elif was_paused and not self._paused:
+            events.append(StatusEvent(index, t, "info", "Camera steady again: rulings resume."))
+        return events

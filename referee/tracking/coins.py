@@ -1,0 +1,112 @@
+"""Piecepack coins on the Shove board: where each one rests, and which one is which.
+
+Coins are found against the empty board (the first stable state): each blob of changed
+colour is one coin, or several touching coins, split by their known size. Between two
+stable states coins that did not move keep their ids; a coin that moved was knocked by the
+shoved coin, which stops behind the coins it hit (it came from the front of the board).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Final
+
+import cv2
+import numpy as np
+
+from referee.tracking.topdown import Image, TableView, colour_change
+
+COIN_MM: Final = 19.0
+COIN_AREA_MM2: Final = math.pi * (COIN_MM / 2) ** 2
+FOREGROUND_LEVEL: Final = 30
+#: A coin within this distance of where it was has not moved (mm).
+SAME_PLACE_MM: Final = 3.0
+
+
+@dataclass(frozen=True)
+class Coin:
+    id: str
+    center: tuple[float, float]
+    radius: float = COIN_MM / 2
+
+
+@dataclass(frozen=True)
+class CoinChanges:
+    stopped: tuple[Coin, ...]  # the shoved coin first, then any it knocked
+    removed: tuple[Coin, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.stopped or self.removed)
+
+
+def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[float, float]]:
+    """Coin centres (mm) in a stable top-down state."""
+    fg = ((colour_change(state, background) > FOREGROUND_LEVEL) & view.seen).astype(np.uint8)
+    fg = np.asarray(cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)), np.uint8)
+    coin_px = COIN_AREA_MM2 * view.px_per_mm ** 2
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(fg)
+    centres: list[tuple[float, float]] = []
+    for label in range(1, count):
+        area = stats[label, cv2.CC_STAT_AREA]
+        n = round(area / coin_px)
+        if area < 0.5 * coin_px or n < 1:
+            continue
+        ys, xs = np.nonzero(labels == label)
+        pts = np.column_stack([xs, ys]).astype(np.float32)
+        if n == 1:
+            raster = pts.mean(axis=0, keepdims=True)
+        else:  # touching coins: split the blob by their number
+            criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+            labels_out = np.zeros((len(pts), 1), np.int32)
+            _, _, found = cv2.kmeans(pts, n, labels_out, criteria, 3, cv2.KMEANS_PP_CENTERS)
+            raster = np.asarray(found, np.float32)
+        for x, y in view.to_mm(raster):
+            centres.append((float(x), float(y)))
+    return centres
+
+
+@dataclass
+class CoinObserver:
+    view: TableView
+    coins: list[Coin] = field(default_factory=list)
+    background: Image | None = None
+    _serial: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def start(self, state: Image) -> None:
+        self.background = state.copy()
+
+    def compare(self, state: Image) -> CoinChanges:
+        if self.background is None:
+            self.start(state)
+            return CoinChanges((), ())
+        found = find_coins(self.view, state, self.background)
+        unmatched = list(found)
+        missing: list[Coin] = []
+        for coin in self.coins:
+            near = min(unmatched, key=lambda p: math.dist(p, coin.center), default=None)
+            if near is not None and math.dist(near, coin.center) <= SAME_PLACE_MM:
+                unmatched.remove(near)
+            else:
+                missing.append(coin)
+        # The shoved coin stops behind (nearer the front than) every coin it knocked.
+        unmatched.sort(key=lambda p: p[1])
+        stopped: list[Coin] = []
+        knocked = list(missing)
+        for place in unmatched:
+            if stopped and knocked:
+                old = min(knocked, key=lambda c: math.dist(c.center, place))
+                knocked.remove(old)
+                stopped.append(Coin(old.id, place))
+            else:
+                stopped.append(Coin(f"coin{next(self._serial)}", place))
+        return CoinChanges(tuple(stopped), tuple(knocked))
+
+    def commit(self, changes: CoinChanges, *, keep: tuple[Coin, ...] = ()) -> None:
+        """Apply a comparison; ``keep`` are coins that vanished impossibly (still held)."""
+        moved = {c.id: c for c in changes.stopped}
+        gone = {c.id for c in changes.removed} - {c.id for c in keep}
+        kept = [moved.pop(c.id, c) for c in self.coins if c.id not in gone]
+        self.coins = [*kept, *moved.values()]

@@ -1,0 +1,44 @@
+"""Vote, then ask the rules: a card's identity read on several frames of a stable state."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from referee.detection.cards import UNSURE, CardIdentifier
+from referee.tracking.cards import CardReading
+from referee.tracking.topdown import FloatArray, Image
+
+
+class IdentifierReader:
+    """Reads each card on every frame given (the original camera frames, never the warp)
+    and sums the confidence per code: a card misread once is outvoted by the others."""
+
+    def __init__(self, identifier: CardIdentifier) -> None:
+        self.identifier = identifier
+
+    def read(self, t: float, frames: Sequence[Image], corners_mm: Sequence[FloatArray],
+             corners_px: Sequence[FloatArray]) -> list[CardReading]:
+        del t, corners_mm
+        votes: list[dict[str, float]] = [defaultdict(float) for _ in corners_px]
+        for frame in frames:
+            readings = self.identifier.identify_many(frame, list(corners_px))
+            for vote, reading in zip(votes, readings, strict=True):
+                vote[reading.card] += reading.confidence
+        out = []
+        for vote in votes:
+            known = {code: v for code, v in vote.items() if code != UNSURE}
+            if not known:
+                out.append(CardReading(UNSURE, 0.0))
+                continue
+            code = max(known, key=lambda c: known[c])
+            out.append(CardReading(code, known[code] / max(1, len(frames))))
+        return out
+
+
+class UnreadableReader:
+    """No card model: every card is ``??`` (the referee still tracks outlines)."""
+
+    def read(self, t: float, frames: Sequence[Image], corners_mm: Sequence[FloatArray],
+             corners_px: Sequence[FloatArray]) -> list[CardReading]:
+        return [CardReading(UNSURE, 0.0) for _ in corners_px]

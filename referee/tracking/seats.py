@@ -1,0 +1,82 @@
+"""Who acted: the arm that reached in comes from the player's seat.
+
+While the table moves, every moving pixel is added to a heat map of the small camera image.
+At the next stable state the heat far from where the action happened is the arm; its
+direction from the action, on the table, points at the seat it came from.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.calibration.layouts import Seat
+from referee.calibration.rectify import PlaneMap
+
+#: Heat nearer than this to the action (mm) is the object itself, not the arm.
+ARM_FROM_MM: Final = 100.0
+FAR_MM: Final = 2500.0
+
+
+@dataclass(frozen=True)
+class SeatDirection:
+    player: str
+    arm_deg: float  # direction from the table towards the seat (arm comes from there)
+
+
+def seat_directions(players: Sequence[str], seats: Sequence[Seat]) -> tuple[SeatDirection, ...]:
+    """A seat's player faces ``facing_deg``: their arm reaches from the opposite way."""
+    return tuple(SeatDirection(p, (s.facing_deg + 180.0) % 360.0)
+                 for p, s in zip(players, seats, strict=False))
+
+
+class ArmTracer:
+    def __init__(self, plane: PlaneMap, small_shape: tuple[int, int]) -> None:
+        height, width = small_shape
+        scale = plane.image_size[0] / width
+        cols, rows = np.meshgrid(np.arange(width), np.arange(height))
+        px = np.column_stack([cols.ravel(), rows.ravel()]).astype(np.float64) * scale
+        table = plane.to_table(px)
+        ok = np.all(np.isfinite(table), axis=1) & (np.abs(table).max(axis=1) < FAR_MM)
+        self._table = table
+        self._ok = ok.reshape(height, width)
+        self._heat = np.zeros(small_shape, np.float32)
+
+    def add(self, moving: npt.NDArray[np.bool_]) -> None:
+        if moving.shape == self._heat.shape:
+            self._heat += moving
+
+    def reset(self) -> None:
+        self._heat[:] = 0
+
+    def arm_direction(self, centre: tuple[float, float]) -> float | None:
+        """Degrees (table frame, x = 0) from ``centre`` towards where the arm came from."""
+        heat = (self._heat * self._ok).ravel()
+        hot = heat > 0
+        if not hot.any():
+            return None
+        vectors = self._table[hot] - np.array(centre)
+        weights = heat[hot]
+        dist = np.linalg.norm(vectors, axis=1)
+        far = dist > ARM_FROM_MM
+        if not far.any():
+            return None
+        units = vectors[far] / dist[far, None]
+        mean = (units * weights[far, None]).sum(axis=0)
+        if not np.any(mean):
+            return None
+        return math.degrees(math.atan2(mean[1], mean[0])) % 360.0
+
+    def player(self, centre: tuple[float, float], seats: Sequence[SeatDirection],
+               ) -> str | None:
+        direction = self.arm_direction(centre)
+        if direction is None or not seats:
+            return None
+        def gap(seat: SeatDirection) -> float:
+            return abs((seat.arm_deg - direction + 180.0) % 360.0 - 180.0)
+        return min(seats, key=gap).player

@@ -1,0 +1,66 @@
+import cv2
+import numpy as np
+
+from referee.tracking.cards import CardObserver, TableCard, card_corners
+from referee.tracking.topdown import TableView
+
+from .helpers import flat_plane
+
+VIEW = TableView.build(flat_plane(400, 300), (0.0, 0.0, 400.0, 300.0), 1.0)
+
+
+def _table(cards: list[tuple[tuple[float, float], float]]) -> np.ndarray:
+    image = np.full((300, 400, 3), (60, 90, 40), np.uint8)  # green cloth
+    for centre, angle in cards:
+        corners = card_corners(centre, angle, (63.0, 88.0))
+        px = VIEW.to_raster(corners)
+        cv2.fillPoly(image, [np.round(px).astype(np.int32)], (235, 235, 235))
+        cv2.polylines(image, [np.round(px).astype(np.int32)], True, (120, 120, 120), 1)
+        cv2.putText(image, "7", tuple(int(v) for v in px[0] + [5, 15]),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 200), 2)
+    return image
+
+
+def _err(fit: np.ndarray, centre: tuple[float, float], angle: float) -> float:
+    truth = card_corners(centre, angle, (63.0, 88.0))
+    return max(float(np.min(np.linalg.norm(fit - c, axis=1))) for c in truth)
+
+
+def _placed(observer: CardObserver, state: np.ndarray) -> list[TableCard]:
+    changes = observer.compare(state)
+    new = [TableCard(observer.new_uid(), "7H", tuple(map(tuple, f.corners_mm)))
+           for f in changes.placed]
+    observer.commit(state, new, changes)
+    return new
+
+
+def test_a_placed_card_is_found_with_its_whole_outline() -> None:
+    observer = CardObserver(VIEW)
+    observer.start(_table([]))
+    new = _placed(observer, _table([((150.0, 150.0), 20.0)]))
+    assert len(new) == 1
+    assert _err(new[0].outline, (150.0, 150.0), 20.0) < 3.0
+
+
+def test_a_card_on_top_of_another_keeps_both_and_the_new_one_is_whole() -> None:
+    observer = CardObserver(VIEW)
+    observer.start(_table([]))
+    first = ((150.0, 150.0), 0.0)
+    _placed(observer, _table([first]))
+    second = ((185.0, 152.0), 3.0)
+    new = _placed(observer, _table([first, second]))
+    assert len(new) == 1 and len(observer.cards) == 2
+    assert _err(new[0].outline, *second) < 4.0
+
+
+def test_a_taken_trick_removes_every_card_and_a_nudge_is_not_a_new_card() -> None:
+    observer = CardObserver(VIEW)
+    observer.start(_table([]))
+    a, b = ((120.0, 150.0), 0.0), ((260.0, 150.0), 90.0)
+    _placed(observer, _table([a]))
+    _placed(observer, _table([a, b]))
+    nudged = observer.compare(_table([((123.0, 151.0), 1.0), b]))
+    assert not nudged.placed and not nudged.removed
+    taken = observer.compare(_table([]))
+    assert {c.uid for c in taken.removed} == {c.uid for c in observer.cards}
+    assert not taken.placed
