@@ -263,18 +263,12 @@ def replay(video: str, game: str, players: str | None, set_: tuple[str, ...],
 
 
 def _card_reader(game: str) -> CardReader:
-    from referee.tracking.identity import IdentifierReader, UnreadableReader
-    from referee.tracking.tracker import MODES
+    from referee.tracking.identity import reader_for
 
-    if MODES[game] != "cards":
-        return UnreadableReader()
-    from referee.detection.cards import CardIdentifier, ModelMissingError
-
-    try:
-        return IdentifierReader(CardIdentifier())
-    except (ModelMissingError, OSError, ValueError, KeyError) as error:
-        click.echo(f"referee: warning: {error}; cards are reported as ??", err=True)
-        return UnreadableReader()
+    reader, warning = reader_for(game)
+    if warning:
+        click.echo(f"referee: warning: {warning}", err=True)
+    return reader
 
 
 def _print_replay(path: object, info: object, pipeline: object, manual: object,

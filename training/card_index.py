@@ -22,16 +22,18 @@ from pathlib import Path
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path) -> dict[str, object]:
+def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
+          init: Path | None = None) -> dict[str, object]:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # training-only dependency
 
     started = time.perf_counter()
-    model = YOLO("yolov8n-cls.yaml")  # architecture only: trained from scratch
+    # The architecture alone (trained from scratch), or our own earlier weights to go on from.
+    model = YOLO(str(init) if init else "yolov8n-cls.yaml")
     results = model.train(
         data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=2,
-        pretrained=False, project=str(out), name="card_index", exist_ok=True, plots=False,
-        amp=False, fliplr=0.0,  # a mirrored index is not a card
+        pretrained=init is not None, project=str(out), name="card_index", exist_ok=True,
+        plots=False, amp=False, fliplr=0.0,  # a mirrored index is not a card
         scale=0.1,  # crops are already framed on the index: keep 90-100% of them
         erasing=0.1, hsv_h=0.02, hsv_s=0.5, hsv_v=0.4, patience=50, verbose=False,
     )
@@ -50,6 +52,7 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path) -> dict[st
         "output": "class probabilities",
         "trained_on": str(data),
         "epochs": epochs,
+        "continued_from": str(init) if init else None,
         "batch": batch,
         "train_seconds": round(seconds),
         "top1_val": float(results.top1) if hasattr(results, "top1") else None,
@@ -65,8 +68,10 @@ def main() -> None:
     parser.add_argument("--imgsz", type=int, default=64)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--out", type=Path, default=Path("/tmp/card_index_runs"))
+    parser.add_argument("--init", type=Path, help="go on from these weights (.pt)")
     args = parser.parse_args()
-    print(json.dumps(train(args.data, args.epochs, args.imgsz, args.batch, args.out)))
+    print(json.dumps(train(args.data, args.epochs, args.imgsz, args.batch, args.out,
+                           args.init)))
 
 
 if __name__ == "__main__":

@@ -8,18 +8,20 @@ back), so a declare never overtakes the play it follows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from referee.adjudication import Session
+from referee.adjudication.corrections import SAME_PLACE_MM, centre, relabel_card
 from referee.calibration.drift import DriftChecker
 from referee.calibration.layouts import CardTableLayout, layout_for_game
 from referee.calibration.model import Calibration
-from referee.observations import BoardState, Observation
+from referee.observations import BoardState, CardPlaced, Observation
 from referee.pipeline.events import (
     Event,
     FrameEvent,
@@ -99,6 +101,7 @@ class RefereePipeline:
                                                                    settings or {}))
         self.tracker = TableTracker(game, calibration, self.session.players, reader)
         self._manual: list[Observation] = []
+        self._log: list[Observation] = []  # what the rules engine was told, for corrections
         self._held_board: _Pending | None = None
         self._paused = False
         self._drift = self._drift_checker(game, calibration) if drift else None
@@ -144,7 +147,11 @@ class RefereePipeline:
         return events
 
     def manual(self, observation: Observation) -> list[Event]:
-        """A manual input (dashboard declare); ruled on once no earlier play can appear."""
+        """A manual input: a declare, ruled on once no earlier play can appear; or a
+        correction (a ``card_placed`` on a card already tracked, with its right identity),
+        which relabels that card and re-adjudicates from the start."""
+        if isinstance(observation, CardPlaced) and observation.corners is not None:
+            return self._correct(observation)
         self._manual.append(observation)
         self._manual.sort(key=lambda o: o.t)
         return []
@@ -180,8 +187,29 @@ class RefereePipeline:
             return observation
         return observation.model_copy(update={"t": self.session.last_t})
 
+    def _correct(self, correction: CardPlaced) -> list[Event]:
+        assert correction.corners is not None
+        observer = getattr(self.tracker, "cards", None)  # card games only
+        on_table = observer.cards if observer is not None else []
+        cx, cy = centre(correction.corners)
+        for position, card in enumerate(on_table):
+            ox, oy = centre(card.corners_mm)
+            if math.hypot(ox - cx, oy - cy) > SAME_PLACE_MM:
+                continue
+            on_table[position] = replace(card, card=correction.card, confidence=1.0)
+            self._log = relabel_card(self._log, card.corners_mm, card.card, correction.card)
+            self.session = Session(self.session.rules, self.session.players,
+                                   self.session.settings)
+            for observation in self._log:
+                self.session.feed(observation)
+            return [StatusEvent(-1, correction.t, "info",
+                                f"Corrected {card.card} to {correction.card}: re-adjudicated.")]
+        return [StatusEvent(-1, correction.t, "warning",
+                            "There is no card there to correct.")]
+
     def _rule(self, index: int, observation: Observation) -> list[Event]:
         observation = self._clamped(observation)
+        self._log.append(observation)
         rulings: tuple[Ruling, ...] = self.session.feed(observation)
         return [ObservationEvent(index, observation.t, observation),
                 *(RulingEvent(index, r.t, r) for r in rulings)]

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from referee.detection.cards import UNSURE, CardIdentifier
-from referee.tracking.cards import CardReading
+from referee.tracking.cards import CardReader, CardReading
 from referee.tracking.topdown import FloatArray, Image
 
 
@@ -42,3 +42,16 @@ class UnreadableReader:
     def read(self, t: float, frames: Sequence[Image], corners_mm: Sequence[FloatArray],
              corners_px: Sequence[FloatArray]) -> list[CardReading]:
         return [CardReading(UNSURE, 0.0) for _ in corners_px]
+
+
+def reader_for(game: str) -> tuple[CardReader, str | None]:
+    """The card reader a game needs, and a warning when the card model is missing."""
+    from referee.detection.cards import ModelMissingError
+    from referee.tracking.tracker import MODES
+
+    if MODES[game] != "cards":
+        return UnreadableReader(), None
+    try:
+        return IdentifierReader(CardIdentifier()), None
+    except (ModelMissingError, OSError, ValueError, KeyError) as error:
+        return UnreadableReader(), f"{error}; cards are reported as ??"

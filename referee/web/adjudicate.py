@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from referee.adjudication import Session
-from referee.observations import CardPlaced, CardRemoved, Observation
+from referee.adjudication.corrections import relabel_card
+from referee.observations import Observation
 from referee.rulings import Ruling
 
 Point = tuple[float, float]
 #: A corrected card is matched to the placement it corrects when their centres are this near.
-SAME_PLACE_MM = 15.0
 
 
 @dataclass(frozen=True)
@@ -56,36 +55,12 @@ def readjudicate(game: str, players: Sequence[str], settings: Mapping[str, Any],
     return out
 
 
-def centre(points: Sequence[Point]) -> Point:
-    return (sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points))
-
 
 def apply_correction(entries: Sequence[Entry], corners: Sequence[Point], old: str,
                      new: str) -> tuple[Entry, ...]:
-    """The log with the card placed at ``corners`` read as ``new`` instead of ``old``: its
-    placement, and its later removal, change identity. Unchanged when nothing matches."""
-    cx, cy = centre(corners)
-    placed_at: int | None = None
-    for position in range(len(entries) - 1, -1, -1):
-        obs = entries[position].observation
-        if isinstance(obs, CardPlaced) and obs.card == old and obs.corners is not None:
-            ox, oy = centre(obs.corners)
-            if math.hypot(ox - cx, oy - cy) <= SAME_PLACE_MM:
-                placed_at = position
-                break
-    if placed_at is None:
-        return tuple(entries)
-    out = list(entries)
-    placed = out[placed_at].observation
-    assert isinstance(placed, CardPlaced)
-    out[placed_at] = replace(out[placed_at], observation=placed.model_copy(update={"card": new}))
-    for position in range(placed_at + 1, len(out)):
-        obs = out[position].observation
-        if isinstance(obs, CardRemoved) and obs.card == old:
-            out[position] = replace(out[position],
-                                    observation=obs.model_copy(update={"card": new}))
-            break
-    return tuple(out)
+    """The log with the card placed at ``corners`` read as ``new`` instead of ``old``."""
+    fixed = relabel_card([e.observation for e in entries], corners, old, new)
+    return tuple(replace(e, observation=o) for e, o in zip(entries, fixed, strict=True))
 
 
 def _key(ruling: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import threading
 import types
 import typing
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -115,9 +115,22 @@ def games() -> list[GameInfo]:
     return out
 
 
-def vision_factory() -> Callable[[Session, Calibration | None], FramePipeline] | None:
-    """The camera pipeline (issue 6) once it lands in referee.pipeline; None until then."""
-    return None
+VisionFactory = Callable[[str, Sequence[str], Mapping[str, Any], Calibration], FramePipeline]
+
+
+def vision_factory() -> VisionFactory:
+    """The camera pipeline: video or camera frames -> tracking -> observations -> rulings."""
+
+    def build(game: str, players: Sequence[str], settings: Mapping[str, Any],
+              calibration: Calibration) -> FramePipeline:
+        from referee.pipeline.runner import RefereePipeline
+        from referee.tracking.identity import reader_for
+
+        reader, _ = reader_for(game)  # a missing model shows as ?? cards on the page
+        return RefereePipeline(game, calibration, players=players, settings=settings,
+                               reader=reader)
+
+    return build
 
 
 class Dashboard:
@@ -220,11 +233,14 @@ class Dashboard:
             raise HTTPException(400, str(error)) from None
         pipeline: FramePipeline
         if request.mode == "vision":
-            factory = vision_factory()
-            if factory is None:
-                raise HTTPException(400, "the camera pipeline is not available yet: use "
-                                         "recorded observations")
-            pipeline, mode_label = factory(session, calibration), "camera pipeline"
+            if calibration is None:
+                raise HTTPException(400, "the camera pipeline needs a calibration")
+            try:
+                pipeline = vision_factory()(request.game, session.players, settings,
+                                            calibration)
+            except ValueError as error:  # a calibration for another board or image size
+                raise HTTPException(400, str(error)) from None
+            mode_label = "camera pipeline"
         else:
             if beside is None:
                 raise HTTPException(400, f"{label} has no recorded observations beside it")
@@ -344,7 +360,7 @@ def create_app(config: ServerConfig) -> FastAPI:
                        calibrations=board.calibration_names(),
                        recordings=[RecordingSummary(**{**r.__dict__, "players": list(r.players)})
                                    for r in list_recordings(config.recordings)],
-                       vision_available=vision_factory() is not None)
+                       vision_available=True)
 
     @app.post("/api/session", response_model=dict[str, Any])
     def start(request: StartRequest) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Final
 import numpy as np
 
 from referee.adjudication import Session
+from referee.adjudication.corrections import centre
 from referee.calibration.rectify import PlaneMap
 from referee.observations import (
     BoardState,
@@ -36,7 +37,7 @@ from referee.pipeline.events import (
     TableEvent,
     TrackedObject,
 )
-from referee.web.adjudicate import Entry, apply_correction, centre
+from referee.web.adjudicate import Entry, apply_correction
 from referee.web.protocol import Image
 
 LABEL: Final = "replaying recorded observations"

@@ -52,6 +52,9 @@ def test_game_correction_and_dispute_in_chromium(server: str) -> None:
         page.goto(server)
         page.select_option("#game", "shove-piggy-shove")
         page.select_option("#source", "clip:shove-piggy-shove")
+        # The page's default is the camera pipeline; this test checks the page with the
+        # clip's recorded observations, whose rulings are known exactly.
+        page.select_option("#mode", "recorded")
         page.select_option("#speed", "4")
         page.click("#start")
         feed = page.locator("#feed")
