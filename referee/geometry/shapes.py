@@ -22,7 +22,9 @@ def card_outline(corners: Sequence[Sequence[float]]) -> CardOutline:
     """The card's outline from its four corners, in any order (their convex hull)."""
     if len(corners) != 4:
         raise GeometryError(f"a card needs 4 corners, got {len(corners)}")
-    hull = MultiPoint([(float(x), float(y)) for x, y in corners]).convex_hull
+    # Micrometres are precision enough on a table, and snapping to them keeps GEOS clear
+    # of the round-off troubles of coordinates like 1e-170 mm.
+    hull = MultiPoint([(round(float(x), 3), round(float(y), 3)) for x, y in corners]).convex_hull
     if not isinstance(hull, Polygon) or hull.area < _MIN_CARD_AREA_MM2:
         raise GeometryError("card corners enclose no card-sized area")
     return hull
