@@ -81,20 +81,6 @@ def settings(game: str | None) -> None:
                                "players": list(rules.player_counts), "settings": fields}))
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    try:
-        cli.main(args=argv, prog_name="referee", standalone_mode=True)
-    except UnknownGameError as error:
-        fail(str(error))
-    except (BrokenPipeError, KeyboardInterrupt):
-        sys.exit(1)
-    except Exception as error:  # one line, never a traceback; REFEREE_DEBUG=1 shows it
-        if os.environ.get("REFEREE_DEBUG"):
-            raise
-        click.echo(f"referee: internal error: {type(error).__name__}: {error}", err=True)
-        sys.exit(1)
-
-
 @cli.command()
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=".",
@@ -321,3 +307,61 @@ def _describe_observation(data: dict[str, object]) -> str:
     details = {k: v for k, v in data.items() if k not in ("t", "type", "corners")}
     text = " ".join(f"{k}={v}" for k, v in details.items())
     return f"{t:7.2f}  seen {kind} {text}"
+
+
+@cli.command()
+@click.argument("image", type=click.Path(dir_okay=False))
+@click.option("--calibration", "calibration_file", type=click.Path(dir_okay=False),
+              help="Also give each card's corners on the table (mm).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the contract's shape).")
+@click.option("--annotate", "annotate_file", type=click.Path(dir_okay=False),
+              help="Write a copy of the image with outlines and labels.")
+def detect(image: str, calibration_file: str | None, as_json: bool,
+           annotate_file: str | None) -> None:
+    """The cards seen in one IMAGE: outline corners (pixels), identity and confidence."""
+    from pathlib import Path
+
+    import cv2
+    import numpy as np
+
+    from referee.calibration.errors import CalibrationError
+    from referee.calibration.model import load_calibration
+    from referee.detection.detect import DetectError, annotate, load_identifier, read_image
+    from referee.detection.detect import detect as run_detect
+
+    try:
+        picture = read_image(Path(image))
+        calibration = load_calibration(Path(calibration_file)) if calibration_file else None
+    except (DetectError, CalibrationError) as error:
+        fail(str(error))
+    identifier, warning = load_identifier()
+    if warning:
+        click.echo(f"referee: warning: {warning}; cards are reported as ??", err=True)
+    found = run_detect(picture, identifier)
+    result = found.to_json()
+    if calibration is not None:
+        plane = calibration.plane
+        for card, data in zip(found.cards, result["cards"], strict=True):
+            data["corners_mm"] = plane.to_table(np.asarray(card.corners)).round(1).tolist()
+    if annotate_file and not cv2.imwrite(annotate_file, annotate(picture, found)):
+        fail(f"cannot write {annotate_file}")
+    if as_json:
+        click.echo(json.dumps(result))
+    else:
+        for data in result["cards"]:
+            click.echo(f"{data['card']:>4}  {data['confidence']:.2f}  corners {data['corners']}")
+        click.echo(f"{len(result['cards'])} card(s)")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        cli.main(args=argv, prog_name="referee", standalone_mode=True)
+    except UnknownGameError as error:
+        fail(str(error))
+    except (BrokenPipeError, KeyboardInterrupt):
+        sys.exit(1)
+    except Exception as error:  # one line, never a traceback; REFEREE_DEBUG=1 shows it
+        if os.environ.get("REFEREE_DEBUG"):
+            raise
+        click.echo(f"referee: internal error: {type(error).__name__}: {error}", err=True)
+        sys.exit(1)

@@ -76,3 +76,25 @@ def test_unreadable_image_is_a_clear_error(tmp_path) -> None:  # type: ignore[no
         read_image(bad)
     with pytest.raises(DetectError, match="no such file"):
         read_image(tmp_path / "missing.png")
+
+
+def test_detect_command_prints_contract_json_and_annotates(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import subprocess
+    import sys
+
+    import cv2
+
+    image, _ = _two_cards()
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), image)
+    out = tmp_path / "annotated.png"
+    done = subprocess.run([sys.executable, "-m", "referee", "detect", str(path), "--json",
+                           "--annotate", str(out)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert len(data["cards"]) == 2 and {"card", "corners", "confidence"} <= set(data["cards"][0])
+    assert cv2.imread(str(out)).shape == image.shape
+    missing = subprocess.run([sys.executable, "-m", "referee", "detect", str(tmp_path / "x.png")],
+                             capture_output=True, text=True, check=False)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
