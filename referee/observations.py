@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
@@ -167,3 +168,27 @@ def dump_observation(observation: Observation) -> dict[str, Any]:
     """JSON-ready dict of an observation, without unset optional fields."""
     data = observation.model_dump(mode="json", exclude_none=True)
     return {"t": data.pop("t"), "type": data.pop("type"), **data}
+
+
+def read_observation_file(path: Path) -> tuple[Setup | None, tuple[Observation, ...]]:
+    """The setup line (if any) and the observations of a JSON-lines file.
+
+    Raises ObservationError with one line naming the file and line number."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise ObservationError(f"cannot read {path}: {error.strerror}") from None
+    setup: Setup | None = None
+    observations: list[Observation] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = parse_line(line)
+        except ObservationError as error:
+            raise ObservationError(f"{path}: line {number}: {error}") from None
+        if isinstance(item, Setup):
+            setup = item
+        else:
+            observations.append(item)
+    return setup, tuple(observations)

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from referee.observations import Declare, Observation, ObservationError, Setup, parse_line
+from referee.observations import Declare, Observation, ObservationError, read_observation_file
 from referee.pipeline.events import Event, StatusEvent
 from referee.pipeline.runner import RefereePipeline
 
@@ -80,22 +80,12 @@ def read_frames(path: Path, info: VideoInfo) -> Iterator[tuple[int, float, Image
 
 def read_manual(path: Path) -> list[Observation]:
     """Manual inputs (declare lines; a setup line is skipped). Raises ObservationError."""
-    out: list[Observation] = []
-    text = path.read_text(encoding="utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = parse_line(line)
-        except ObservationError as error:
-            raise ObservationError(f"{path}: line {number}: {error}") from None
-        if isinstance(item, Setup):
-            continue
+    _, observations = read_observation_file(path)
+    for item in observations:
         if not isinstance(item, Declare):
-            raise ObservationError(f"{path}: line {number}: only declare lines are manual "
-                                   f"inputs, got {item.type!r}")
-        out.append(item)
-    return out
+            raise ObservationError(f"{path}: only declare lines are manual inputs, "
+                                   f"got {item.type!r} at t={item.t:g}")
+    return list(observations)
 
 
 def replay(path: Path, info: VideoInfo, pipeline: RefereePipeline,

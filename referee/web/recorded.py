@@ -26,7 +26,7 @@ from referee.observations import (
     Observation,
     ObservationError,
     Setup,
-    parse_line,
+    read_observation_file,
 )
 from referee.pipeline.events import (
     Event,
@@ -50,24 +50,10 @@ class RecordedLogError(ValueError):
 
 def read_observations(path: Path) -> tuple[Setup | None, tuple[Observation, ...]]:
     """The setup line (if any) and observations of a JSON lines file. One-line errors."""
-    setup: Setup | None = None
-    observations: list[Observation] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise RecordedLogError(f"cannot read {path.name}: {error.strerror}") from None
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            item = parse_line(text)
-        except ObservationError as error:
-            raise RecordedLogError(f"{path.name} line {number}: {error}") from None
-        if isinstance(item, Setup):
-            setup = item
-        else:
-            observations.append(item)
-    return setup, tuple(observations)
+        return read_observation_file(path)
+    except ObservationError as error:
+        raise RecordedLogError(str(error)) from None
 
 
 def _circle(cx: float, cy: float, r: float, n: int = 24) -> tuple[Point, ...]:
