@@ -355,7 +355,14 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
 
 def main(argv: Sequence[str] | None = None) -> None:
     try:
-        cli.main(args=argv, prog_name="referee", standalone_mode=True)
+        cli.main(args=argv, prog_name="referee", standalone_mode=False)
+    except click.UsageError as error:  # click's own is four lines; ours is one
+        where = f"referee {error.ctx.info_name}" if error.ctx and error.ctx.parent else "referee"
+        fail(f"{error.format_message()} (see '{where} --help')")
+    except click.ClickException as error:
+        fail(error.format_message())
+    except click.exceptions.Abort:
+        sys.exit(1)
     except UnknownGameError as error:
         fail(str(error))
     except (BrokenPipeError, KeyboardInterrupt):

@@ -302,9 +302,13 @@ def _declare(state: ShovePiggyState, obs: Declare) -> list[Ruling]:
     if obs.what != "oink":
         return [_not_this_game(obs.t, f"Declaring {obs.what!r}")]
     player = acting_player(state.players, obs.player, state.to_play)
-    if player != state.to_play or state.phase == "open_first":
+    if player != state.to_play:
         return [Illegal(t=obs.t, player=player, rule="out_of_turn", hand_counts=dict(state.hands),
                         message=f"Only {state.to_play} may oink now.")]
+    if state.phase == "open_first":  # any card opens, so there is nothing to oink about
+        return [Illegal(t=obs.t, player=player, rule="cannot_oink_now",
+                        hand_counts=dict(state.hands),
+                        message=f"No oink on the opening: {player} places any card.")]
     state.hands[player] += 1
     rulings: list[Ruling] = [
         Declared(t=obs.t, player=player, what="oink", hand_counts=dict(state.hands),

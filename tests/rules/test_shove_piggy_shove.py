@@ -249,3 +249,9 @@ def test_an_unreadable_card_gets_no_ruling() -> None:
     rulings = rule([*OPENING, card("??", 40, 400, "Ben")])
     assert rulings[-1]["kind"] == "unreadable"
     assert not of_kind(rulings, "illegal")
+
+
+def test_no_oink_on_the_opening() -> None:
+    rulings = rule([declare("oink", "Ann")])
+    assert last(rulings, "illegal")["rule"] == "cannot_oink_now"
+    assert last(rulings, "illegal")["hand_counts"] == {"Ann": 7, "Ben": 7}
