@@ -398,7 +398,9 @@ def create_app(config: ServerConfig) -> FastAPI:
 
     @app.get("/api/live/frame.jpg", response_class=Response,
              responses={200: {"content": {"image/jpeg": {}}}})
-    def live_frame() -> Response:
+    async def live_frame() -> Response:
+        # On the event loop, not a worker thread: the image is cached and re-encoded at
+        # most PREVIEW_FPS times a second, and thread hand-offs cost more than that.
         live = board.need_live()
         frame = live.frame_jpeg()
         if frame is None:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import cv2
 import numpy as np
@@ -34,7 +34,9 @@ from referee.web.overlay import board_lines_mm, draw, jpeg
 from referee.web.protocol import FramePipeline, Image
 from referee.web.recording import Recorder
 
-FRAME_MESSAGE_EVERY = 5
+#: Progress ("frame") messages a second, at most: the page shows time and frame rate, and
+#: each message goes to every open page.
+FRAME_MESSAGES_PER_S: Final = 5.0
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,10 @@ def object_json(obj: TrackedObject) -> dict[str, Any]:
             "outline_px": [[round(x, 1), round(y, 1)] for x, y in obj.outline_px]}
 
 
+#: The most camera images a second the live view is sent, whatever the pipeline's rate.
+PREVIEW_FPS: Final = 10.0
+
+
 @dataclass
 class _Latest:
     index: int = -1
@@ -65,6 +71,7 @@ class _Latest:
     image: Image | None = None
     jpeg_index: int = -2
     jpeg: bytes = b""
+    jpeg_made: float = -1.0  # time.monotonic() when ``jpeg`` was encoded
 
 
 @dataclass
@@ -91,6 +98,7 @@ class LiveSession:
         self._recorder: Recorder | None = None
         self._t = 0.0
         self._index = 0
+        self._last_frame_message = -1.0  # time.monotonic() of the last progress message
 
     # -- control (any thread)
 
@@ -139,13 +147,17 @@ class LiveSession:
             latest = self._latest
             if latest.image is None:
                 return None
-            if latest.jpeg_index == latest.index:
-                return latest.index, latest.jpeg
+            # One encode per frame, and at most PREVIEW_FPS of them however many pages ask:
+            # drawing and encoding share the interpreter with the pipeline.
+            fresh = time.monotonic() - latest.jpeg_made < 1.0 / PREVIEW_FPS
+            if latest.jpeg and (latest.jpeg_index == latest.index or fresh):
+                return latest.jpeg_index, latest.jpeg
             image, index, objects = latest.image, latest.index, list(self.objects.values())
         data = jpeg(draw(image, objects, self.config.calibration), 75)
         with self._lock:
             if self._latest.index == index:
                 self._latest.jpeg_index, self._latest.jpeg = index, data
+                self._latest.jpeg_made = time.monotonic()
         return index, data
 
     def describe(self) -> dict[str, Any]:
@@ -257,7 +269,9 @@ class LiveSession:
         recorder = self._recorder
         for event in events:
             if isinstance(event, FrameEvent):
-                if event.index % FRAME_MESSAGE_EVERY == 0:
+                now = time.monotonic()
+                if now - self._last_frame_message >= 1.0 / FRAME_MESSAGES_PER_S:
+                    self._last_frame_message = now
                     self.hub.publish("frame", {"i": event.index, "t": round(event.t, 3),
                                                "moving": event.moving,
                                                "fps": round(self.fps, 2)})

@@ -312,7 +312,7 @@ function pollFrame() {
   const img = $("cam");
   if (!live.session || document.hidden || !document.getElementById("view-live").classList.contains("active")) { setTimeout(pollFrame, 300); return; }
   const next = new Image();
-  next.onload = () => { img.src = next.src; setTimeout(pollFrame, 66); };
+  next.onload = () => { img.src = next.src; setTimeout(pollFrame, 100); };  // 10 images a second (PREVIEW_FPS)
   next.onerror = () => setTimeout(pollFrame, 500);
   next.src = `/api/live/frame.jpg?n=${Date.now()}`;
 }

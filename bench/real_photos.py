@@ -1,0 +1,96 @@
+"""Benchmark: cards in real photographs (shared/realdata/edje-cards), never trained on.
+
+    python bench/real_photos.py --split test --csv models/eval/edje_test.csv
+
+Detection: a labelled card is found when a detected outline's axis-aligned bounding box
+overlaps its box with IoU >= 0.5 (one detection per label). Rank accuracy: of the found
+cards, those whose read rank matches the label (the labels give ranks 9-A only, no suits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.detection.cards import CardIdentifier
+from referee.detection.detect import detect
+
+ROOT = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "edje-cards"
+RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+
+
+def _iou(a: list[float], b: list[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _box(corners: np.ndarray) -> list[float]:
+    (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+    return [float(x0), float(y0), float(x1), float(y1)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", default="test", choices=["train", "test"])
+    parser.add_argument("--root", type=Path, default=ROOT)
+    parser.add_argument("--csv", type=Path)
+    args = parser.parse_args()
+    labels: dict[str, list[tuple[str, list[float]]]] = collections.defaultdict(list)
+    with (args.root / f"{args.split}_labels.csv").open() as handle:
+        for row in csv.DictReader(handle):
+            box = [float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax")]
+            labels[row["filename"]].append((row["class"], box))
+    identifier = CardIdentifier()
+    found = false_pos = missed = rank_ok = 0
+    rows: list[dict[str, object]] = []
+    seconds = 0.0
+    for name, boxes in sorted(labels.items()):
+        image = cv2.imread(str(args.root / args.split / name))
+        if image is None:
+            continue
+        started = time.perf_counter()
+        cards = detect(image, identifier).cards
+        seconds += time.perf_counter() - started
+        detected = [_box(np.array(c.corners)) for c in cards]
+        used: set[int] = set()
+        for label, box in boxes:
+            scored = [(_iou(box, d), i) for i, d in enumerate(detected) if i not in used]
+            best_iou, best = max(scored, default=(0.0, -1))
+            hit = best_iou >= 0.5
+            read = cards[best].card if hit else ""
+            if hit:
+                used.add(best)
+                found += 1
+                rank_ok += read[:1] == RANKS[label]
+            else:
+                missed += 1
+            rows.append({"image": name, "label": label, "found": hit, "iou": round(best_iou, 3),
+                         "read": read})
+        false_pos += len(detected) - len(used)
+    if args.csv:
+        args.csv.parent.mkdir(parents=True, exist_ok=True)
+        with args.csv.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    print(json.dumps({
+        "split": args.split, "images": len(labels), "labelled_cards": found + missed,
+        "recall_pct": round(100 * found / max(found + missed, 1), 1),
+        "precision_pct": round(100 * found / max(found + false_pos, 1), 1),
+        "rank_accuracy_of_found_pct": round(100 * rank_ok / max(found, 1), 1),
+        "ms_per_image": round(1000 * seconds / max(len(labels), 1), 1),
+    }))
+
+
+if __name__ == "__main__":
+    main()
