@@ -1,10 +1,12 @@
 """End to end in a real headless Chromium: a game on a sample clip, a correction, a dispute.
 
-Saves docs/dashboard-live.png and docs/dashboard-dispute.png.
+Saves dashboard-live.png and dashboard-dispute.png in a temporary folder, or in the folder
+named by REFEREE_SCREENSHOTS (``REFEREE_SCREENSHOTS=docs`` refreshes the README's pictures).
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from referee.web.app import ServerConfig, create_app
-from tests.web.conftest import ROOT, SAMPLES
+from tests.web.conftest import SAMPLES
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -44,8 +46,8 @@ def server(tmp_path: Path) -> Iterator[str]:
     thread.join(10)
 
 
-def test_game_correction_and_dispute_in_chromium(server: str) -> None:
-    docs = ROOT / "docs"
+def test_game_correction_and_dispute_in_chromium(server: str, tmp_path: Path) -> None:
+    docs = Path(os.environ.get("REFEREE_SCREENSHOTS", tmp_path))
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 960})
