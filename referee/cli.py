@@ -355,7 +355,9 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
 
 def main(argv: Sequence[str] | None = None) -> None:
     try:
-        cli.main(args=argv, prog_name="referee", standalone_mode=False)
+        # Not standalone, so click's usage errors reach us as exceptions; it then returns
+        # the exit code of --help/--version (None after a command) instead of exiting.
+        code = cli.main(args=argv, prog_name="referee", standalone_mode=False)
     except click.UsageError as error:  # click's own is four lines; ours is one
         where = f"referee {error.ctx.info_name}" if error.ctx and error.ctx.parent else "referee"
         fail(f"{error.format_message()} (see '{where} --help')")
@@ -372,3 +374,4 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise
         click.echo(f"referee: internal error: {type(error).__name__}: {error}", err=True)
         sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
