@@ -18,6 +18,7 @@ from typing import Final, Literal
 import numpy as np
 import numpy.typing as npt
 
+from referee.calibration.errors import CalibrationError
 from referee.calibration.layouts import CardTableLayout, GridBoardLayout, layout_for_game
 from referee.calibration.model import Calibration
 from referee.observations import (
@@ -77,7 +78,7 @@ class TableTracker:
         if isinstance(layout, CardTableLayout):
             try:
                 self._seats = seat_directions(players, layout.seats_for(len(players)))
-            except Exception:  # no seating for this many players: players come from turns
+            except CalibrationError:  # no seating for this many: players come from turns
                 self._seats = ()
         self._grid = layout if isinstance(layout, GridBoardLayout) else None
         self._board: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] | None = None
