@@ -201,7 +201,7 @@ def clips_in(folders: Sequence[Path]) -> list[Path]:
             found.append(folder)
         else:
             found += sorted(p.parent for p in folder.glob("*/video.mp4"))
-    return [c for c in found if (c / "observations.jsonl").exists()]
+    return [c for c in found if (c / "clip.json").exists()]  # written last: clip complete
 
 
 def generate(count: int, out: Path) -> None:

@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from synth.artwork import installed_decks, rasterise_deck
 from synth.decks import decks_for
 from synth.export import export
+from synth.scene import deck_paths
 
 
 def main() -> None:
@@ -25,10 +25,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
-    decks = installed_decks()
     started = time.perf_counter()
     for name in decks_for("train") + decks_for("val"):
-        rasterise_deck(decks[name])  # one-off, cached; timed separately
+        deck_paths(name)  # one-off, cached; timed separately
     rasterising = time.perf_counter() - started
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()

@@ -47,9 +47,6 @@ SPLITS: Final[dict[str, Split]] = {
     "kde:svg-gm-paris": "train",
     "kde:svg-konqi-modern": "train",
     "kde:svg-nicu-ornamental": "train",
-    "kde:svg-oxygen": "train",
-    "kde:svg-oxygen-air": "train",
-    "kde:svg-oxygen-white": "train",
     "kde:svg-xskat-french": "train",
 }
 
@@ -64,7 +61,18 @@ EXCLUDED: Final[dict[str, str]] = {
     "kde:svg-nicu-white": "near copy of svg-nicu-ornamental",
     "kde:svg-tigullio-international": "cards are not separate SVG elements",
     "kde:svg-xskat-german": "German suits",
+    # The referee reads the top-left and bottom-right corners (crops.index_crops); these
+    # three put the rank top right and the suit bottom left, so their crops show bare pips.
+    "kde:svg-oxygen": "rank top right, suit bottom left: no index where the referee reads",
+    "kde:svg-oxygen-air": "rank top right, suit bottom left",
+    "kde:svg-oxygen-white": "rank top right, suit bottom left",
 }
+
+
+#: Procedural designs (synth/procedural.py) that train alongside the packaged ones: many more
+#: index typefaces, sizes, layouts and court letters than the packages have.
+PROCEDURAL_TRAIN: Final = 24
+SPLITS.update({f"proc:{i:02d}": "train" for i in range(PROCEDURAL_TRAIN)})
 
 
 def decks_for(split: Split) -> list[str]:

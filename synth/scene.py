@@ -34,6 +34,7 @@ from synth.artwork import (
 from synth.camera import Camera, TableCanvas
 from synth.hands import HandPose, disc
 from synth.pieces import SPRITE_PX_PER_MM, coin_sprite, d4_sprite, token_sprite
+from synth.procedural import is_procedural, rasterise_procedural
 from synth.surfaces import table_surface
 
 Image = npt.NDArray[np.uint8]
@@ -170,13 +171,15 @@ def ground_truth(scene: Scene, camera: Camera) -> Truth:
 # --- drawing --------------------------------------------------------------------------
 
 @lru_cache(maxsize=64)
-def _deck_paths(deck: str) -> dict[str, Any]:
+def deck_paths(deck: str) -> dict[str, Any]:
+    if is_procedural(deck):
+        return rasterise_procedural(deck)
     return rasterise_deck(installed_decks()[deck])
 
 
 @lru_cache(maxsize=4096)
 def _card_art(deck: str, code: str) -> Image:
-    paths = _deck_paths(deck)
+    paths = deck_paths(deck)
     if code not in paths:  # a deck without a joker: show its back rather than fail
         code = "back" if "back" in paths else next(iter(paths))
     return load_card(paths[code])

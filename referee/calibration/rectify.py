@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import cv2
 import numpy as np
@@ -66,6 +67,10 @@ class PlaneMap:
         return np.asarray(values, dtype=np.float64).ravel()
 
 
+#: Raster rows projected per band by ``top_down_map``.
+MAP_ROWS: Final = 64
+
+
 def top_down_map(plane: PlaneMap, bounds: tuple[float, float, float, float],
                  px_per_mm: float) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
     """For a top-down raster of ``bounds`` (column = (x - x_min) * s, row = (y_max - y) * s):
@@ -73,10 +78,15 @@ def top_down_map(plane: PlaneMap, bounds: tuple[float, float, float, float],
     x_min, y_min, x_max, y_max = bounds
     width = max(1, round((x_max - x_min) * px_per_mm))
     height = max(1, round((y_max - y_min) * px_per_mm))
-    cols, rows = np.meshgrid(np.arange(width, dtype=np.float64),
-                             np.arange(height, dtype=np.float64))
-    table = np.stack([x_min + cols / px_per_mm, y_max - rows / px_per_mm], axis=-1)
-    px = plane.to_pixels(table.reshape(-1, 2)).reshape(height, width, 2).astype(np.float32)
+    px = np.empty((height, width, 2), np.float32)
+    xs = x_min + np.arange(width, dtype=np.float64) / px_per_mm
+    # A band of rows at a time: projecting (with the lens model) a whole raster at once
+    # takes hundreds of MB of temporaries.
+    for top in range(0, height, MAP_ROWS):
+        rows = np.arange(top, min(height, top + MAP_ROWS), dtype=np.float64)
+        cols, ys = np.meshgrid(xs, y_max - rows / px_per_mm)
+        table = np.column_stack([cols.ravel(), ys.ravel()])
+        px[top:top + len(rows)] = plane.to_pixels(table).reshape(len(rows), width, 2)
     img_w, img_h = plane.image_size
     seen = ((px[..., 0] >= 0) & (px[..., 0] <= img_w - 1) & (px[..., 1] >= 0)
             & (px[..., 1] <= img_h - 1))

@@ -38,6 +38,14 @@ NUDGE_IOU: Final = 0.5
 SIZE_TOLERANCE_MM: Final = 14.0
 #: A changed region shorter than the card by this much (mm) is partly white-on-white.
 PARTIAL_MM: Final = 6.0
+#: Pieces of one card's change this far apart (mm) are joined before fitting.
+JOIN_MM: Final = 4.5
+#: A change inside the top card's outline this large (of a card) is a restacking.
+RESTACK_FRACTION: Final = 0.12
+#: The table inside a taken card's outline looks as before it came (fraction unchanged).
+UNDER_SAME: Final = 0.75
+#: Normalised correlation above which the top card's face is still its own.
+OWN_MATCH: Final = 0.8
 
 
 @dataclass(frozen=True)
@@ -107,18 +115,35 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
     along an axis: the card is then slid along that axis to cover the region while
     covering as little as possible of ``forbidden`` (bare table that did not change)."""
     ys, xs = np.nonzero(region)
-    if len(xs) < 10:
+    if len(xs) < 10 or len(xs) < CARD_AREA_MM2 * MIN_NEW_FRACTION * view.px_per_mm ** 2:
         return None
     mm = view.to_mm(np.column_stack([xs, ys]).astype(np.float64))
-    (cx, cy), (w, h), angle = cv2.minAreaRect(mm.astype(np.float32))
-    if w > h:  # the long side along the rectangle's second axis
-        w, h, angle = h, w, angle + 90.0
-    if (w > CARD_W_MM + SIZE_TOLERANCE_MM or h > CARD_H_MM + SIZE_TOLERANCE_MM
-            or len(xs) < CARD_AREA_MM2 * MIN_NEW_FRACTION * view.px_per_mm ** 2):
+    rect = _card_rect(mm)
+    if rect is None:
         return None
-    candidates = []
+    candidates = _candidates(*rect)
+    if not candidates:
+        return None
+    crop = _Crop.around(view, mm, margin_mm=CARD_H_MM)
+    scores = [crop.score(corners, region, forbidden) for corners, _, _ in candidates]
+    corners, orient, partial = candidates[int(np.argmax(scores))]
+    if partial:
+        # Only a partial region needs the pose searched; a whole one is measured better
+        # by its own rectangle (a search would lean into the card's shadow).
+        corners = _refine(crop, corners, orient, region, forbidden)
+    centre = corners.mean(axis=0)
+    return CardFit(corners, (float(centre[0]), float(centre[1])))
+
+
+def _candidates(centre: tuple[float, float], size: tuple[float, float], angle: float,
+                ) -> list[tuple[FloatArray, float, bool]]:
+    """Card outlines that contain a rectangle (centre, (short, long), angle): slid along
+    whichever axis the rectangle is short of a card; with whether it was partial."""
+    (cx, cy), (w, h) = centre, size
+    partial = w < CARD_W_MM - PARTIAL_MM or h < CARD_H_MM - PARTIAL_MM
     a = np.deg2rad(angle)
     axis_w, axis_h = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    out = []
     for orient, (cw, ch) in ((angle, (CARD_W_MM, CARD_H_MM)),
                              (angle + 90.0, (CARD_H_MM, CARD_W_MM))):
         if w > cw + SIZE_TOLERANCE_MM or h > ch + SIZE_TOLERANCE_MM:
@@ -126,21 +151,21 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
         slack_w, slack_h = max(0.0, cw - w) / 2, max(0.0, ch - h) / 2
         for u in np.linspace(-slack_w, slack_w, 5 if slack_w > 2 else 1):
             for v in np.linspace(-slack_h, slack_h, 5 if slack_h > 2 else 1):
-                centre = np.array([cx, cy]) + u * axis_w + v * axis_h
-                corners = card_corners((float(centre[0]), float(centre[1])), angle,
-                                       (cw, ch))
-                candidates.append((corners, orient))
-    if not candidates:
+                c = np.array([cx, cy]) + u * axis_w + v * axis_h
+                out.append((card_corners((float(c[0]), float(c[1])), angle, (cw, ch)),
+                            orient, partial))
+    return out
+
+
+def _card_rect(mm: FloatArray) -> tuple[tuple[float, float], tuple[float, float], float] | None:
+    """Minimum-area rectangle (centre, (short, long), angle of the short side) of points,
+    or None if it is too big for one card."""
+    (cx, cy), (w, h), angle = cv2.minAreaRect(mm.astype(np.float32))
+    if w > h:  # the long side along the rectangle's second axis
+        w, h, angle = h, w, angle + 90.0
+    if w > CARD_W_MM + SIZE_TOLERANCE_MM or h > CARD_H_MM + SIZE_TOLERANCE_MM:
         return None
-    crop = _Crop.around(view, mm, margin_mm=CARD_H_MM)
-    scores = [crop.score(corners, region, forbidden) for corners, _ in candidates]
-    corners, orient = candidates[int(np.argmax(scores))]
-    if w < CARD_W_MM - PARTIAL_MM or h < CARD_H_MM - PARTIAL_MM:
-        # Only a partial region needs the pose searched; a whole one is measured better
-        # by its own rectangle (a search would lean into the card's shadow).
-        corners = _refine(crop, corners, orient, region, forbidden)
-    centre = corners.mean(axis=0)
-    return CardFit(corners, (float(centre[0]), float(centre[1])))
+    return (float(cx), float(cy)), (float(w), float(h)), float(angle)
 
 
 def _refine(crop: _Crop, corners: FloatArray, angle: float, region: npt.NDArray[np.bool_],
@@ -193,6 +218,64 @@ class _Crop:
         return float(np.count_nonzero(inside & r) - 2 * np.count_nonzero(inside & f))
 
 
+def _filled(region: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The region with its holes filled. A white card laid on a light table changes
+    little inside (only its edge, shadow and print stand out), so its change is a ring
+    with blotches; the card is everything the ring encloses."""
+    contours, _ = cv2.findContours(region.astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros(region.shape, np.uint8)
+    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
+    return filled.astype(bool) | region
+
+
+@dataclass(frozen=True)
+class _Looks:
+    """A card's face as it lay when placed, and what was under it before, cut from the
+    top-down raster around its outline."""
+
+    rows: slice
+    cols: slice
+    own: Image
+    under: Image | None
+
+    @classmethod
+    def capture(cls, view: TableView, outline: FloatArray, state: Image,
+                before: Image | None) -> _Looks:
+        """``state`` with the card in place; ``before`` (whole raster) without it."""
+        raster = view.to_raster(outline)
+        h, w = view.shape
+        c0, r0 = np.floor(raster.min(axis=0)).astype(int)
+        c1, r1 = np.ceil(raster.max(axis=0)).astype(int) + 1
+        rows, cols = slice(max(0, int(r0)), min(h, int(r1))), slice(max(0, int(c0)),
+                                                                    min(w, int(c1)))
+        under = before[rows, cols].copy() if before is not None else None
+        return cls(rows, cols, state[rows, cols].copy(), under)
+
+    def matches_under(self, state: Image, inside: npt.NDArray[np.bool_]) -> bool:
+        """Whether the table inside the card now looks as it did before the card came."""
+        if self.under is None:
+            return False
+        mask = inside[self.rows, self.cols]
+        same = colour_change(state[self.rows, self.cols], self.under) <= FOREGROUND_LEVEL
+        return bool(np.count_nonzero(same & mask) >= UNDER_SAME * max(1, int(mask.sum())))
+
+    def matches_own(self, state: Image) -> bool:
+        """Whether the card's own face is still there, perhaps shifted a few mm."""
+        h, w = self.own.shape[:2]
+        m = max(2, min(h, w) // 5)
+        core = self.own[m:h - m, m:w - m]
+        if core.size == 0:
+            return False
+        rows = slice(max(0, self.rows.start - m), self.rows.stop + m)
+        cols = slice(max(0, self.cols.start - m), self.cols.stop + m)
+        area = state[rows, cols]
+        if area.shape[0] < core.shape[0] or area.shape[1] < core.shape[1]:
+            return False
+        score = cv2.matchTemplate(area, core, cv2.TM_CCOEFF_NORMED)
+        return bool(float(score.max()) >= OWN_MATCH)
+
+
 def _iou(view: TableView, a: FloatArray, b: FloatArray) -> float:
     ma, mb = view.polygon_mask([a]), view.polygon_mask([b])
     union = np.count_nonzero(ma | mb)
@@ -208,6 +291,7 @@ class CardObserver:
     background: Image | None = None
     reference: Image | None = None  # the last stable state
     _serial: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _looks: dict[str, _Looks] = field(default_factory=dict)
 
     def new_uid(self) -> str:
         return f"card{next(self._serial)}"
@@ -231,8 +315,47 @@ class CardObserver:
         bare = colour_change(state, self.background) <= FOREGROUND_LEVEL
         removed = self._removed(changed, bare)
         placed, nudged = self._placed(changed, removed)
+        on_top, taken = self._restacked(state, changed, removed, placed, nudged)
+        placed += on_top
+        removed += taken
         gone = tuple(c for c in removed if all(c.uid != n.uid for n, _ in nudged))
         return CardChanges(tuple(placed), gone, tuple(nudged))
+
+    def _restacked(self, state: Image, changed: npt.NDArray[np.bool_],
+                   removed: list[TableCard], placed: list[CardFit],
+                   nudged: list[tuple[TableCard, CardFit]],
+                   ) -> tuple[list[CardFit], list[TableCard]]:
+        """Cards put squarely on the top card, or taken off a card they covered: the
+        outline does not change, only the face inside it does. A change left over inside
+        the top card's outline is the card below showing again (the top card was taken),
+        the same card (nudged or re-lit), or a new card on top of it."""
+        accounted = [c.outline for c in removed] + [f.corners_mm for f in placed] \
+            + [f.corners_mm for _, f in nudged]
+        leftover = changed & ~self.view.polygon_mask(accounted, grow_mm=3.0) \
+            if accounted else changed
+        card_px = CARD_AREA_MM2 * self.view.px_per_mm ** 2
+        if np.count_nonzero(leftover) < RESTACK_FRACTION * card_px:
+            return [], []
+        gone = {c.uid for c in removed} | {c.uid for c, _ in nudged}
+        standing = [c for c in self.cards if c.uid not in gone]
+        on_top: list[CardFit] = []
+        taken: list[TableCard] = []
+        for i in reversed(range(len(standing))):  # topmost first
+            card, above = standing[i], standing[i + 1:]
+            own = self.view.polygon_mask([card.outline])
+            inner = own & ~self.view.polygon_mask([c.outline for c in above]) if above \
+                else own
+            if np.count_nonzero(leftover & inner) < RESTACK_FRACTION * card_px:
+                continue
+            leftover &= ~own
+            looks = self._looks.get(card.uid)
+            if looks is not None and looks.matches_under(state, inner):
+                taken.append(card)
+            elif looks is None or not looks.matches_own(state):
+                centre = card.outline.mean(axis=0)
+                on_top.append(CardFit(card.outline.copy(), (float(centre[0]),
+                                                             float(centre[1]))))
+        return on_top, taken
 
     def _removed(self, changed: npt.NDArray[np.bool_], bare: npt.NDArray[np.bool_],
                  ) -> list[TableCard]:
@@ -259,9 +382,15 @@ class CardObserver:
         if removed:
             changed = changed & ~self.view.polygon_mask([c.outline for c in removed],
                                                          grow_mm=3.0)
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
+        # A white card on a light table changes in pieces (its print, its edge): join
+        # pieces a few mm apart, unless the joined blob is no card and the pieces are.
+        size = round(JOIN_MM * self.view.px_per_mm) | 1
+        joined = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_CLOSE,
+                                  cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(joined)
+        _, labels_apart = cv2.connectedComponents(changed.astype(np.uint8))
         kept = [c.outline for c in self.cards if c not in removed]
-        forbidden = ~changed & self.view.seen
+        forbidden = ~joined.astype(bool) & self.view.seen
         if kept:
             forbidden &= ~self.view.polygon_mask(kept)
         min_px = MIN_NEW_FRACTION * CARD_AREA_MM2 * self.view.px_per_mm ** 2
@@ -270,7 +399,14 @@ class CardObserver:
         for label in range(1, count):
             if stats[label, cv2.CC_STAT_AREA] < min_px:
                 continue
-            fit = fit_card(self.view, labels == label, forbidden)
+            blob = labels == label
+            fit = fit_card(self.view, _filled(blob), forbidden)
+            if fit is None:  # the join merged a card with something else: the pieces alone
+                pieces = np.unique(labels_apart[blob & changed])
+                best = max((p for p in pieces if p), default=None,
+                           key=lambda p: np.count_nonzero(labels_apart == p))
+                if best is not None:
+                    fit = fit_card(self.view, _filled(labels_apart == best), forbidden)
             if fit is None:
                 continue
             same = next((c for c in removed if _iou(self.view, c.outline, fit.corners_mm)
@@ -295,6 +431,13 @@ class CardObserver:
                                  card.confidence)
             kept.append(card)
         self.cards = [*kept, *placed]
+        for card in placed:
+            self._looks[card.uid] = _Looks.capture(self.view, card.outline, state,
+                                                   self.reference)
+        for card, fit in changes.nudged:  # what lay under it before is not known now
+            self._looks[card.uid] = _Looks.capture(self.view, fit.corners_mm, state, None)
+        for card in changes.removed:
+            self._looks.pop(card.uid, None)
         self.reference = state.copy()
         assert self.background is not None
         # Learn the bare table wherever no card lies, so lighting drift does not

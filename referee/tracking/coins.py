@@ -15,6 +15,7 @@ from typing import Final
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from referee.tracking.topdown import Image, TableView, colour_change
 
@@ -42,19 +43,49 @@ class CoinChanges:
         return not (self.stopped or self.removed)
 
 
+def _filled_open(mask: npt.NDArray[np.bool_], view: TableView) -> npt.NDArray[np.uint8]:
+    """Holes filled (a coin's glyph), then specks opened away, within the seen table."""
+    contours, _ = cv2.findContours((mask & view.seen).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros(mask.shape, np.uint8)
+    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
+    return np.asarray(cv2.morphologyEx(filled, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)),
+                      np.uint8)
+
+
+def _hysteresis(weak: npt.NDArray[np.bool_], strong: npt.NDArray[np.bool_],
+                ) -> npt.NDArray[np.bool_]:
+    """Weakly changed regions that hold a strongly changed pixel."""
+    count, labels = cv2.connectedComponents(weak.astype(np.uint8))
+    keep = np.zeros(count, bool)
+    keep[np.unique(labels[strong & weak])] = True
+    keep[0] = False
+    return np.asarray(keep[labels], dtype=bool)
+
+
 def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[float, float]]:
     """Coin centres (mm) in a stable top-down state."""
-    fg = ((colour_change(state, background) > FOREGROUND_LEVEL) & view.seen).astype(np.uint8)
-    fg = np.asarray(cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)), np.uint8)
+    change = colour_change(state, background)
+    strong = _filled_open(change > FOREGROUND_LEVEL, view)
+    # A coin close to the board's colour changes little: where a region changed a little
+    # around a strong change, the region is the coin (its outline encloses it).
+    near = cv2.dilate(strong, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (round(COIN_MM * view.px_per_mm),) * 2)).astype(bool)
+    faint = _filled_open(_hysteresis((change > FOREGROUND_LEVEL // 2) & near,
+                                     strong.astype(bool)), view)
     coin_px = COIN_AREA_MM2 * view.px_per_mm ** 2
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(fg)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(faint)
     centres: list[tuple[float, float]] = []
     for label in range(1, count):
-        area = stats[label, cv2.CC_STAT_AREA]
-        n = round(area / coin_px)
-        if area < 0.5 * coin_px or n < 1:
+        blob = labels == label
+        # Count the coins by the strongly changed area (a faint halo is no second coin).
+        n = round(np.count_nonzero(blob & strong.astype(bool)) / coin_px)
+        if n < 1 and 0.6 * coin_px <= stats[label, cv2.CC_STAT_AREA] <= 1.6 * coin_px:
+            n = 1  # a faint coin on its own
+        if n < 1:
             continue
-        ys, xs = np.nonzero(labels == label)
+        core = blob & strong.astype(bool)
+        ys, xs = np.nonzero(core if np.count_nonzero(core) >= 0.5 * coin_px * n else blob)
         pts = np.column_stack([xs, ys]).astype(np.float32)
         if n == 1:
             raster = pts.mean(axis=0, keepdims=True)

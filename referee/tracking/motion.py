@@ -1,6 +1,6 @@
 """Hands move, cards don't: a cheap per-frame motion gate and a stable-state detector.
 
-Motion is measured on a small grey copy of the camera frame (a quarter of its width), so
+Motion is measured on a small grey copy of the camera frame (480 columns), so
 the gate costs well under a millisecond per frame at 1280 x 720. Video compression leaves
 faint flicker after every movement (the encoder refines the picture over a few frames), so
 a pixel counts as moving only when it changes by more than ``MOVING_LEVEL`` grey levels.
@@ -8,6 +8,8 @@ a pixel counts as moving only when it changes by more than ``MOVING_LEVEL`` grey
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from dataclasses import dataclass
 from typing import Final
 
@@ -22,14 +24,17 @@ GreyImage = npt.NDArray[np.int16]
 MOVING_LEVEL: Final = 35
 #: Moving pixels (in the small image) that make a frame "moving": a coin far from the
 #: camera is only a few of them, and a still frame has none above MOVING_LEVEL.
-MOVING_PIXELS: Final = 2
-#: Frames the table must stay still for a stable state. Hands pause for ~3 frames when
-#: they put something down, so 4 still frames (plus no arm across the image border) are
-#: needed; at 15 fps that is 0.27 s.
+MOVING_PIXELS: Final = 3
+#: How long (s) the table must stay still for a stable state. Hands pause for ~0.2 s when
+#: they put something down, so 0.25 s (plus no arm across the image border) is needed:
+#: 4 frames at 15 fps, 8 at 30.
+STILL_S: Final = 0.25
+#: Still time (s) after which a change at the image border is accepted as part of the
+#: table (a card laid at the edge of the view), so latency stays under half a second.
+ARM_PATIENCE_S: Final = 0.45
+#: Still frames at the footage's 15 fps (and the most frames kept for reading identity).
 STILL_FRAMES: Final = 4
-#: Still frames after which a change at the image border is accepted as part of the table.
-ARM_PATIENCE: Final = 12
-SMALL_WIDTH: Final = 240
+SMALL_WIDTH: Final = 480
 #: A change this close to the image border (small-image pixels) is an arm reaching in.
 BORDER_PX: Final = 2
 
@@ -59,6 +64,7 @@ class MotionGate:
     def __init__(self) -> None:
         self._previous: GreyImage | None = None
         self._reference: GreyImage | None = None  # the last stable state
+        self._anchor: GreyImage | None = None  # the first frame of the current still run
 
     def update(self, image: Image) -> MotionReading:
         grey = small_grey(image)
@@ -66,6 +72,14 @@ class MotionGate:
         self._previous = grey
         mask = np.abs(grey - previous) > MOVING_LEVEL
         count = int(np.count_nonzero(mask))
+        if count < MOVING_PIXELS and self._anchor is not None \
+                and self._anchor.shape == grey.shape:
+            # A card sliding to rest moves little from one frame to the next: compare
+            # with the still run's first frame too, so slow motion adds up.
+            mask = np.abs(grey - self._anchor) > MOVING_LEVEL
+            count = int(np.count_nonzero(mask))
+        if count >= MOVING_PIXELS or self._anchor is None:
+            self._anchor = grey
         arm = False
         if self._reference is not None and self._reference.shape == grey.shape:
             changed = np.abs(grey - self._reference) > MOVING_LEVEL
@@ -88,15 +102,25 @@ class StillRun:
 
 
 class StableDetector:
-    """Counts still frames; reports a stable state once per still run."""
+    """Counts still frames; reports a stable state once per still run. Durations are in
+    seconds, turned into frames by the frame rate seen in the timestamps."""
 
-    def __init__(self, still_frames: int = STILL_FRAMES) -> None:
-        self.still_frames = still_frames
+    def __init__(self, still_s: float = STILL_S) -> None:
+        self.still_s = still_s
         self._start: tuple[int, float] | None = None
         self._count = 0
         self._reported = False
+        self._last_t: float | None = None
+        self._dts: deque[float] = deque(maxlen=9)
+
+    def _frames(self, seconds: float) -> int:
+        dt = float(np.median(self._dts)) if self._dts else 1.0 / 15.0
+        return max(2, math.ceil(seconds / dt - 1e-6))
 
     def update(self, index: int, t: float, reading: MotionReading) -> StillRun | None:
+        if self._last_t is not None and 0.0 < t - self._last_t < 1.0:
+            self._dts.append(t - self._last_t)
+        self._last_t = t
         if reading.moving:
             self._start, self._count, self._reported = None, 0, False
             return None
@@ -105,8 +129,8 @@ class StableDetector:
         self._count += 1
         # A still arm is a hand holding something down; but a change at the border that
         # stays (a card laid at the edge of the view) must not block the referee forever.
-        waited = self._count >= (ARM_PATIENCE if reading.arm_in_view else self.still_frames)
-        if waited and not self._reported:
+        needed = self._frames(ARM_PATIENCE_S if reading.arm_in_view else self.still_s)
+        if self._count >= needed and not self._reported:
             self._reported = True
             return StillRun(*self._start)
         return None

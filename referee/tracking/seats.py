@@ -21,6 +21,8 @@ from referee.calibration.rectify import PlaneMap
 #: Heat nearer than this to the action (mm) is the object itself, not the arm.
 ARM_FROM_MM: Final = 100.0
 FAR_MM: Final = 2500.0
+#: Heat pixels (small image) an arm leaves at least.
+MIN_ARM_PIXELS: Final = 3
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,13 @@ class ArmTracer:
         vectors = self._table[hot] - np.array(centre)
         weights = heat[hot]
         dist = np.linalg.norm(vectors, axis=1)
-        far = dist > ARM_FROM_MM
-        if not far.any():
+        # A card put down near the edge of the view shows only a hand, no arm: then the
+        # heat nearer the card has to do.
+        for reach in (ARM_FROM_MM, 0.6 * ARM_FROM_MM, 0.35 * ARM_FROM_MM):
+            far = dist > reach
+            if np.count_nonzero(far) >= MIN_ARM_PIXELS:
+                break
+        else:
             return None
         units = vectors[far] / dist[far, None]
         mean = (units * weights[far, None]).sum(axis=0)

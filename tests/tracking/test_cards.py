@@ -64,3 +64,33 @@ def test_a_taken_trick_removes_every_card_and_a_nudge_is_not_a_new_card() -> Non
     taken = observer.compare(_table([]))
     assert {c.uid for c in taken.removed} == {c.uid for c in observer.cards}
     assert not taken.placed
+
+
+def _faces(cards: list[tuple[tuple[float, float], float, str]]) -> np.ndarray:
+    """Cards with different faces (a big glyph each), drawn bottom first."""
+    image = np.full((300, 400, 3), (60, 90, 40), np.uint8)
+    for centre, angle, glyph in cards:
+        px = VIEW.to_raster(card_corners(centre, angle, (63.0, 88.0)))
+        cv2.fillPoly(image, [np.round(px).astype(np.int32)], (235, 235, 235))
+        cx, cy = (int(v) for v in px.mean(axis=0))
+        cv2.putText(image, glyph, (cx - 25, cy + 20), cv2.FONT_HERSHEY_SIMPLEX, 2.0,
+                    (0, 0, 200) if glyph in "AK" else (20, 20, 20), 5)
+    return image
+
+
+def test_a_card_put_squarely_on_another_and_taken_off_again() -> None:
+    observer = CardObserver(VIEW)
+    observer.start(_faces([]))
+    below = ((200.0, 150.0), 0.0, "A")
+    _placed(observer, _faces([below]))
+    assert len(observer.cards) == 1
+    # The same outline, another face: a new card on top, with that outline.
+    on_top = _placed(observer, _faces([below, ((201.0, 150.0), 0.5, "K")]))
+    assert len(on_top) == 1 and len(observer.cards) == 2
+    assert _err(on_top[0].outline, (200.0, 150.0), 0.0) < 3.0
+    # The same face shifted a little: nothing new.
+    same = observer.compare(_faces([below, ((202.0, 151.0), 0.5, "K")]))
+    assert not same.placed and not same.removed
+    # Taken off: the card below shows again, so the top card was taken, not placed.
+    taken = observer.compare(_faces([below]))
+    assert [c.uid for c in taken.removed] == [observer.cards[1].uid] and not taken.placed

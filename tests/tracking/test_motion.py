@@ -32,3 +32,10 @@ def test_compression_flicker_is_not_motion() -> None:
     gate.update(_frame())
     noisy = np.clip(_frame().astype(int) + rng.integers(-12, 13, (180, 320, 3)), 0, 255)
     assert not gate.update(noisy.astype(np.uint8)).moving
+
+
+def test_stillness_is_measured_in_seconds_whatever_the_frame_rate() -> None:
+    for fps, frames_needed in ((15, 4), (30, 8)):
+        gate, detector = MotionGate(), StableDetector()
+        runs = [detector.update(i, i / fps, gate.update(_frame())) for i in range(20)]
+        assert [i for i, r in enumerate(runs) if r is not None] == [frames_needed - 1], fps

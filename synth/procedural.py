@@ -1,0 +1,325 @@
+"""Procedural deck designs: index typography the packaged decks do not have.
+
+The 28 packaged training designs teach the classifier only a few dozen ways of writing a
+rank. Real decks use many more: other typefaces, sizes, weights, positions, German and
+French court letters, four-colour suits. A procedural deck ``proc:NN`` draws every card from
+a seeded recipe: a rank font from this machine's fonts (``fc-list``), a suit glyph font, ink
+colours, the index layout (suit below or beside the rank), pips in the standard layouts,
+court pictures cut from the middle of the packaged training decks' court cards (never their
+corners, so no foreign index leaks in), a joker and a patterned back.
+
+Cards are cached like packaged ones (252 x 352 px RGBA, rounded corners) under
+``<cache>/proc__NN``. The recipe depends on the fonts installed; ``scripts/
+install-system-deps.sh`` installs the set used to train the shipped model.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Final
+
+import cv2
+import numpy as np
+from PIL import Image as PILImage
+from PIL import ImageDraw, ImageFont
+
+from referee.cards import STANDARD_DECK, Card
+from synth.artwork import (
+    ART_PX_PER_MM,
+    CARD_H_MM,
+    CARD_W_MM,
+    ArtworkError,
+    cache_dir,
+    installed_decks,
+    load_card,
+    rasterise_deck,
+)
+
+PREFIX: Final = "proc:"
+W: Final = round(CARD_W_MM * ART_PX_PER_MM)
+H: Final = round(CARD_H_MM * ART_PX_PER_MM)
+SUIT_GLYPHS: Final = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+RANK_TEXT: Final = {1: "A", 10: "10", 11: "J", 12: "Q", 13: "K"}
+#: Court letters of German (Bube, Dame, König) and French (valet, dame, roi) decks.
+COURT_VARIANTS: Final = ({11: "B", 12: "D", 13: "K"}, {11: "V", 12: "D", 13: "R"})
+#: Pip centres (fractions of the pip area) of the standard layouts.
+PIPS: Final[dict[int, list[tuple[float, float]]]] = {
+    2: [(0.5, 0.0), (0.5, 1.0)],
+    3: [(0.5, 0.0), (0.5, 0.5), (0.5, 1.0)],
+    4: [(0, 0), (1, 0), (0, 1), (1, 1)],
+    5: [(0, 0), (1, 0), (0.5, 0.5), (0, 1), (1, 1)],
+    6: [(0, 0), (1, 0), (0, 0.5), (1, 0.5), (0, 1), (1, 1)],
+    7: [(0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0, 1), (1, 1)],
+    8: [(0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0.5, 0.75), (0, 1), (1, 1)],
+    9: [(0, 0), (1, 0), (0, 1 / 3), (1, 1 / 3), (0.5, 0.5), (0, 2 / 3), (1, 2 / 3), (0, 1),
+        (1, 1)],
+    10: [(0, 0), (1, 0), (0.5, 1 / 6), (0, 1 / 3), (1, 1 / 3), (0, 2 / 3), (1, 2 / 3),
+         (0.5, 5 / 6), (0, 1), (1, 1)],
+}
+
+
+#: The largest pip (mm tall) that keeps each layout's pips apart.
+PIP_MAX_MM: Final = {2: 13.0, 3: 12.0, 4: 12.0, 5: 11.0, 6: 11.0, 7: 10.0, 8: 9.0, 9: 8.5,
+                     10: 8.0}
+
+
+def procedural_decks(count: int) -> list[str]:
+    return [f"{PREFIX}{i:02d}" for i in range(count)]
+
+
+def is_procedural(deck: str) -> bool:
+    return deck.startswith(PREFIX)
+
+
+@lru_cache(maxsize=1)
+def _fonts() -> tuple[list[str], list[str]]:
+    """(text fonts, fonts with the four suit glyphs), as sorted file paths."""
+    def listing(*pattern: str) -> list[str]:
+        try:
+            out = subprocess.run(["fc-list", "--format", "%{file}\n", *pattern],
+                                 capture_output=True, text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as exc:
+            raise ArtworkError(f"cannot list fonts with fc-list: {exc}") from exc
+        skip = ("math", "symbol", "mono", "d050000l", "z003", "asana", "dingbat")
+        return sorted({f for f in out.split() if f.endswith((".ttf", ".otf"))
+                       and not any(s in Path(f).name.lower() for s in skip)})
+    text = listing(":lang=en")
+    suits = [f for f in listing(":charset=2660 2663 2665 2666")]
+    suits += [f for f in _symbol_fonts()]
+    if not text or not suits:
+        raise ArtworkError("no usable fonts for procedural decks (install fonts-dejavu-core)")
+    return text, sorted(set(suits))
+
+
+def _symbol_fonts() -> list[str]:
+    out = subprocess.run(["fc-list", "--format", "%{file}\n", ":charset=2660 2663 2665 2666"],
+                         capture_output=True, text=True).stdout
+    return [f for f in out.split() if f.endswith((".ttf", ".otf"))
+            and ("Symbola" in f or "Symbols2" in f)]
+
+
+class _Recipe:
+    """Everything one procedural design decides once, from its seed."""
+
+    def __init__(self, index: int) -> None:
+        rng = np.random.default_rng(10_000 + index)
+        text_fonts, suit_fonts = _fonts()
+        self.rng = rng
+        self.rank_font = text_fonts[int(rng.integers(len(text_fonts)))]
+        self.suit_font = suit_fonts[int(rng.integers(len(suit_fonts)))]
+        self.paper = tuple(int(v) for v in rng.integers(228, 256, 3)) if rng.random() < 0.6 \
+            else (255, 255, 255)
+        red_hue = rng.uniform(-12, 10)
+        self.red = _hsv_rgb(red_hue % 180, rng.uniform(150, 255), rng.uniform(150, 240))
+        self.black = tuple(int(v) for v in rng.integers(0, 60, 3))
+        self.inks = {"S": self.black, "C": self.black, "H": self.red, "D": self.red}
+        if rng.random() < 0.15:  # four-colour deck
+            self.inks["D"] = _hsv_rgb(rng.choice([105.0, 15.0]), 200, 200)
+            self.inks["C"] = _hsv_rgb(60, 200, 150)
+        self.courts = dict(COURT_VARIANTS[int(rng.integers(2))]) if rng.random() < 0.15 \
+            else {11: "J", 12: "Q", 13: "K"}
+        self.ace = "A" if rng.random() < 0.95 else "1"
+        self.rank_mm = rng.uniform(5.0, 10.5)
+        self.suit_mm = self.rank_mm * rng.uniform(0.55, 1.0)
+        self.index_x_mm = rng.uniform(1.2, 4.5)
+        self.index_y_mm = rng.uniform(1.5, 5.0)
+        self.beside = rng.random() < 0.12  # suit right of the rank instead of below it
+        self.condensed_ten = rng.random() < 0.5
+        self.border = rng.random() < 0.35
+        self.pip_mm = rng.uniform(7.0, 13.0)
+        self.court_frame = rng.random() < 0.7
+        self.back_colour = _hsv_rgb(rng.uniform(0, 180), rng.uniform(80, 230), rng.uniform(60, 200))
+        self.back_pattern = int(rng.integers(4))
+        court_pool = _court_decks()
+        self.court_deck = court_pool[int(rng.integers(len(court_pool)))] if court_pool else None
+
+
+def _hsv_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
+    hsv = np.uint8([[[round(h) % 180, min(255, round(s)), min(255, round(v))]]])
+    r, g, b = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[0, 0]
+    return int(r), int(g), int(b)
+
+
+def _court_decks() -> list[str]:
+    from synth.decks import decks_for  # the training designs only
+
+    installed = installed_decks()
+    return [d for d in decks_for("train") if d in installed and not is_procedural(d)]
+
+
+def _font(path: str, px: float) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, max(6, round(px)))
+
+
+def _glyph(text: str, font_path: str, height_px: float, colour: tuple[int, int, int],
+           squeeze: float = 1.0) -> PILImage.Image:
+    """``text`` inked to ``height_px`` tall (its ink box), RGBA, tightly cropped."""
+    font = _font(font_path, height_px * 1.6)
+    left, top, right, bottom = font.getbbox(text)
+    canvas = PILImage.new("L", (right - left + 4, bottom - top + 4), 0)
+    ImageDraw.Draw(canvas).text((2 - left, 2 - top), text, font=font, fill=255)
+    box = canvas.getbbox()
+    if box is None:
+        raise ArtworkError(f"font {font_path} draws nothing for {text!r}")
+    mask = canvas.crop(box)
+    scale = height_px / mask.height
+    size = (max(1, round(mask.width * scale * squeeze)), max(1, round(height_px)))
+    mask = mask.resize(size, PILImage.LANCZOS)
+    ink = PILImage.new("RGBA", size, (*colour, 255))
+    ink.putalpha(mask)
+    return ink
+
+
+def _paste(card: PILImage.Image, sprite: PILImage.Image, x: float, y: float,
+           turned: bool = False) -> None:
+    if turned:
+        sprite = sprite.rotate(180)
+        x, y = W - x - sprite.width, H - y - sprite.height
+    card.alpha_composite(sprite, (round(x), round(y)))
+
+
+def _centred(card: PILImage.Image, sprite: PILImage.Image, cx: float, cy: float,
+             turned: bool = False) -> None:
+    if turned:
+        sprite = sprite.rotate(180)
+    card.alpha_composite(sprite, (round(cx - sprite.width / 2), round(cy - sprite.height / 2)))
+
+
+def _index(card: PILImage.Image, recipe: _Recipe, rank_text: str, suit: str | None,
+           ink: tuple[int, int, int]) -> float:
+    """Both index corners; returns the index's width in px (pips keep clear of it)."""
+    px = ART_PX_PER_MM
+    squeeze = 0.62 if rank_text == "10" and recipe.condensed_ten else 1.0
+    rank = _glyph(rank_text, recipe.rank_font, recipe.rank_mm * px, ink, squeeze)
+    x, y = recipe.index_x_mm * px, recipe.index_y_mm * px
+    parts = [(rank, x, y)]
+    width = rank.width
+    if suit is not None:
+        pip = _glyph(SUIT_GLYPHS[suit], recipe.suit_font, recipe.suit_mm * px, ink)
+        if recipe.beside:
+            parts.append((pip, x + rank.width + 0.8 * px, y))
+            width = rank.width + 0.8 * px + pip.width
+        else:
+            parts.append((pip, x + (rank.width - pip.width) / 2, y + rank.height + 0.9 * px))
+            width = max(width, pip.width)
+    for sprite, sx, sy in parts:
+        _paste(card, sprite, sx, sy)
+        _paste(card, sprite, sx, sy, turned=True)
+    return x + width
+
+
+def _face(recipe: _Recipe, code: str) -> PILImage.Image:
+    px = ART_PX_PER_MM
+    card = PILImage.new("RGBA", (W, H), (*recipe.paper, 255))
+    draw = ImageDraw.Draw(card)
+    if recipe.border:
+        inset = round(2.2 * px)
+        draw.rounded_rectangle((inset, inset, W - inset, H - inset), radius=round(2 * px),
+                               outline=(*recipe.inks["S"], 255), width=2)
+    if code == "JK":
+        colour = recipe.red if recipe.rng.random() < 0.5 else recipe.black
+        word = _glyph("JOKER", recipe.rank_font, 4.5 * px, colour).rotate(90, expand=True)
+        _paste(card, word, recipe.index_x_mm * px, recipe.index_y_mm * px)
+        _paste(card, word, recipe.index_x_mm * px, recipe.index_y_mm * px, turned=True)
+        _court_picture(card, recipe, "JK", margin_mm=11.0)
+        return card
+    parsed = Card.parse(code)
+    assert parsed.suit is not None
+    ink = recipe.inks[parsed.suit]
+    rank_text = recipe.ace if parsed.rank == 1 else \
+        recipe.courts.get(parsed.rank, RANK_TEXT.get(parsed.rank, str(parsed.rank)))
+    index_w = _index(card, recipe, rank_text, parsed.suit, ink)
+    if parsed.rank >= 11:
+        _court_picture(card, recipe, code, margin_mm=max(8.0, index_w / px + 1.0))
+        return card
+    if parsed.rank == 1:
+        _centred(card, _glyph(SUIT_GLYPHS[parsed.suit], recipe.suit_font,
+                              recipe.pip_mm * 1.8 * px, ink), W / 2, H / 2)
+        return card
+    pip_mm = min(recipe.pip_mm, PIP_MAX_MM[parsed.rank])
+    pip = _glyph(SUIT_GLYPHS[parsed.suit], recipe.suit_font, pip_mm * px, ink)
+    left = max(index_w + pip.width / 2 + 1.5 * px, W * 0.3)
+    right = W - left
+    top, bottom = 12 * px + pip.height / 2, H - 12 * px - pip.height / 2
+    for fx, fy in PIPS[parsed.rank]:
+        _centred(card, pip, left + fx * (right - left), top + fy * (bottom - top),
+                 turned=fy > 0.5)
+    return card
+
+
+def _court_picture(card: PILImage.Image, recipe: _Recipe, code: str, margin_mm: float) -> None:
+    """The middle of a training deck's court card (or joker), never its index corners."""
+    if recipe.court_deck is None:
+        return
+    paths = rasterise_deck(installed_decks()[recipe.court_deck])
+    source = paths.get(code) or paths.get("KS")
+    if source is None:
+        return
+    art = load_card(source)
+    m = round(margin_mm * ART_PX_PER_MM)
+    # Cut well inside the source card, clear of its own indices.
+    cut = art[round(H * 0.2):H - round(H * 0.2), round(W * 0.24):W - round(W * 0.24)]
+    box = (m, round(H * 0.17), W - m, H - round(H * 0.17))
+    size = (box[2] - box[0], box[3] - box[1])
+    if size[0] < 20 or size[1] < 20:
+        return
+    picture = cv2.resize(cut, size, interpolation=cv2.INTER_AREA)
+    rgba = cv2.cvtColor(picture, cv2.COLOR_BGRA2RGBA)
+    sprite = PILImage.fromarray(np.ascontiguousarray(rgba), "RGBA")
+    card.alpha_composite(sprite, (box[0], box[1]))
+    if recipe.court_frame:
+        ImageDraw.Draw(card).rectangle(box, outline=(*recipe.inks["S"], 255), width=2)
+
+
+def _back(recipe: _Recipe) -> PILImage.Image:
+    card = PILImage.new("RGBA", (W, H), (*recipe.paper, 255))
+    draw = ImageDraw.Draw(card)
+    inset = round(4 * ART_PX_PER_MM)
+    colour = (*recipe.back_colour, 255)
+    draw.rectangle((inset, inset, W - inset, H - inset), fill=colour)
+    light = (*recipe.paper, 255)
+    step = 14
+    for k in range(-H, W + H, step):
+        if recipe.back_pattern in (0, 2):
+            draw.line((inset + k, inset, inset + k + H, inset + H), fill=light, width=2)
+        if recipe.back_pattern in (1, 2):
+            draw.line((inset + k, inset + H, inset + k + H, inset), fill=light, width=2)
+    if recipe.back_pattern == 3:
+        for yy in range(inset, H - inset, step):
+            for xx in range(inset + (yy // step % 2) * step // 2, W - inset, step):
+                draw.ellipse((xx, yy, xx + 5, yy + 5), fill=light)
+    # Clear what the patterns drew on the margin.
+    margin = PILImage.new("RGBA", (W, H), (*recipe.paper, 255))
+    mask = PILImage.new("L", (W, H), 255)
+    ImageDraw.Draw(mask).rectangle((inset, inset, W - inset, H - inset), fill=0)
+    card.paste(margin, (0, 0), mask)
+    return card
+
+
+def _rounded(card: PILImage.Image) -> np.ndarray:
+    """BGRA array with the card's rounded corners transparent (3 mm radius)."""
+    mask = PILImage.new("L", (W, H), 0)
+    ImageDraw.Draw(mask).rounded_rectangle((0, 0, W - 1, H - 1),
+                                           radius=round(3 * ART_PX_PER_MM), fill=255)
+    rgba = np.asarray(card.convert("RGBA")).copy()
+    rgba[..., 3] = np.minimum(rgba[..., 3], np.asarray(mask))
+    return np.asarray(cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA), dtype=np.uint8)
+
+
+def rasterise_procedural(deck: str) -> dict[str, Path]:
+    """PNG paths of a procedural deck's 52 cards, joker and back (cached)."""
+    index = int(deck.removeprefix(PREFIX))
+    folder = cache_dir() / deck.replace(":", "__")
+    codes = [*(str(c) for c in STANDARD_DECK), "JK", "back"]
+    paths = {code: folder / f"{code}.png" for code in codes}
+    if (folder / ".complete").exists():
+        return paths
+    folder.mkdir(parents=True, exist_ok=True)
+    recipe = _Recipe(index)
+    for code in codes:
+        card = _back(recipe) if code == "back" else _face(recipe, code)
+        cv2.imwrite(str(paths[code]), _rounded(card))
+    (folder / ".complete").touch()
+    return paths

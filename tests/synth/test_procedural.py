@@ -1,0 +1,56 @@
+"""Procedural deck designs: complete, card-shaped, with both index corners inked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from synth.decks import decks_for
+from synth.procedural import H, W, procedural_decks, rasterise_procedural
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABLETOP_CACHE", str(tmp_path))
+
+
+def _ink(card: np.ndarray, rows: slice, cols: slice) -> float:
+    """Fraction of pixels in the window clearly darker or more colourful than the paper."""
+    bgr = card[rows, cols, :3].astype(np.int16)
+    paper = np.median(card[H // 2 - 5:H // 2 + 5, 2:12, :3].reshape(-1, 3), axis=0)
+    return float((np.abs(bgr - paper).max(axis=2) > 60).mean())
+
+
+def test_a_procedural_deck_has_every_card_with_both_indices() -> None:
+    paths = rasterise_procedural("proc:03")
+    assert len(paths) == 54 and all(p.exists() for p in paths.values())
+    side = 26 * 4  # the referee's index crop: 26 mm at 4 px/mm
+    for code in ("AS", "7H", "TD", "QC", "KH"):
+        card = cv2.imread(str(paths[code]), cv2.IMREAD_UNCHANGED)
+        assert card.shape == (H, W, 4)
+        assert card[0, 0, 3] == 0 and card[H // 2, W // 2, 3] == 255  # rounded corners
+        top_left = _ink(card, slice(0, side), slice(0, side))
+        bottom_right = _ink(card, slice(H - side, H), slice(W - side, W))
+        assert top_left > 0.02 and bottom_right > 0.02, code
+        assert abs(top_left - bottom_right) < 0.5 * max(top_left, bottom_right), code
+
+
+def test_designs_differ_and_are_reproducible(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    a = cv2.imread(str(rasterise_procedural("proc:00")["5S"]), cv2.IMREAD_UNCHANGED)
+    b = cv2.imread(str(rasterise_procedural("proc:01")["5S"]), cv2.IMREAD_UNCHANGED)
+    assert np.abs(a.astype(int) - b.astype(int)).mean() > 2.0
+    again_dir = tmp_path / "again"
+    again_dir.mkdir()
+    monkeypatch.setenv("TABLETOP_CACHE", str(again_dir))
+    c = cv2.imread(str(rasterise_procedural("proc:00")["5S"]), cv2.IMREAD_UNCHANGED)
+    assert np.array_equal(a, c)
+
+
+def test_procedural_designs_only_train() -> None:
+    names = set(procedural_decks(24))
+    assert names <= set(decks_for("train"))
+    assert not names & (set(decks_for("val")) | set(decks_for("test")))
