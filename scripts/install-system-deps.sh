@@ -12,6 +12,13 @@ PACKAGES=(
   mate-backgrounds        # wood and cloth photos for table surfaces
   gnome-backgrounds
   gimp-data               # texture patterns
+  # typefaces of the procedural deck designs (synth/procedural.py picks from fc-list, so
+  # this set is what the shipped model was trained with)
+  fonts-urw-base35 fonts-liberation2 fonts-freefont-ttf fonts-texgyre fonts-roboto-unhinted
+  fonts-lato fonts-open-sans fonts-linuxlibertine fonts-ebgaramond fonts-cantarell
+  fonts-comic-neue fonts-dejavu-extra fonts-noto-core fonts-oflb-asana-math
+  fonts-crosextra-carlito fonts-crosextra-caladea fonts-inconsolata fonts-play
+  fonts-adf-accanthis fonts-adf-gillius fonts-adf-universalis
   chromium                # headless browser for the dashboard's end-to-end test
 )
 missing=()
