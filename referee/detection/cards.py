@@ -23,6 +23,8 @@ Image = npt.NDArray[np.uint8]
 MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL: Final = MODELS_DIR / "card_index.onnx"
 UNSURE: Final = "??"
+#: The classifier's class for a corner that is table or clutter, not a card.
+NOT_A_CARD: Final = "other"
 #: Below this probability a reading is "??" (measured on validation decks, models/README.md).
 MIN_CONFIDENCE: Final = 0.6
 
@@ -89,8 +91,8 @@ class CardIdentifier:
         # A covered corner reads as "other" or as something unsure: the best card class over
         # both corners wins, so one clear corner suffices and two agreeing ones reinforce.
         joint = first + second
-        if "other" in self.classes:
-            joint[self.classes.index("other")] = -1.0
+        if NOT_A_CARD in self.classes:
+            joint[self.classes.index(NOT_A_CARD)] = -1.0
         best = int(joint.argmax())
         confidence = float(max(first[best], second[best],
                                1 - (1 - first[best]) * (1 - second[best])))

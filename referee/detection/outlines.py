@@ -8,6 +8,7 @@ difference between stable states gives each new card's outline.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -18,6 +19,8 @@ import numpy.typing as npt
 Image = npt.NDArray[np.uint8]
 CARD_ASPECT: Final = 88.0 / 63.0
 WORK_SIDE: Final = 800  # pixels on the long side while searching
+#: A bright region must fill this much of its convex hull to be a card.
+MIN_FILL: Final = 0.3
 
 
 @dataclass(frozen=True)
@@ -34,16 +37,23 @@ def _whiteness(image: Image) -> npt.NDArray[np.uint8]:
     return np.asarray(cv2.GaussianBlur(white, (5, 5), 0), np.uint8)
 
 
-def _card_like(contour: npt.NDArray[np.int32], area_total: float) -> Outline | None:
-    area = cv2.contourArea(contour)
-    if not 0.004 * area_total <= area <= 0.7 * area_total:
+def _card_like(contour: npt.NDArray[np.int32], area_total: float,
+               cut_off: Callable[[npt.NDArray[np.int32]], bool]) -> Outline | None:
+    # A court card's print can reach its thin white margin, so its bright region may be
+    # a broken ring: judge the shape by its convex hull, if the ring is most of it.
+    hull = cv2.convexHull(contour)
+    area = cv2.contourArea(hull)
+    if not 0.004 * area_total <= area <= 0.7 * area_total \
+            or cv2.contourArea(contour) < MIN_FILL * area:
         return None
-    (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
+    (cx, cy), (w, h), angle = cv2.minAreaRect(hull)
     if min(w, h) < 12:
         return None
     aspect = max(w, h) / min(w, h)
     solidity = area / (w * h)
     aspect_fit = max(0.0, 1 - abs(aspect - CARD_ASPECT) / 0.45)
+    if cut_off(np.asarray(hull, dtype=np.int32)) and aspect <= CARD_ASPECT + 0.3:
+        aspect_fit = max(aspect_fit, 0.8)  # cut off by the frame: only part of the card
     score = solidity * aspect_fit
     if solidity < 0.82 or aspect_fit <= 0:
         return None
@@ -72,22 +82,53 @@ def find_cards(image: Image) -> list[Outline]:
         cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         if scale < 1 else image, dtype=np.uint8)
     white = _whiteness(small)
-    found: list[Outline] = []
     area_total = float(small.shape[0] * small.shape[1])
+
+    def at_border(points: npt.NDArray[np.int32]) -> bool:
+        xy = points.reshape(-1, 2)
+        return bool((xy.min(axis=0) <= 2).any() or (xy[:, 0] >= small.shape[1] - 3).any()
+                    or (xy[:, 1] >= small.shape[0] - 3).any())
+
     _, otsu = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     otsu_level = float(cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0])
     masks = [otsu]
     for level in (otsu_level + 25, otsu_level + 50):
         masks.append(cv2.threshold(white, min(level, 250), 255, cv2.THRESH_BINARY)[1])
+    # Brighter than the surroundings: a card in shade next to sunlit wood, or on cream.
+    block = (max(small.shape[:2]) // 6) | 1
+    for offset in (-15, -35):
+        masks.append(cv2.adaptiveThreshold(white, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                           cv2.THRESH_BINARY, block, offset))
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    # Cards that touch or overlap, or lie on something light, merge into one bright blob;
+    # their edges part them again.
+    grey_small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(grey_small, (5, 5), 0), 40, 110),
+                       np.ones((3, 3), np.uint8))
+    cleaned: list[Image] = []
     for mask in masks:
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel, iterations=2)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
-        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        for contour in contours:
-            outline = _card_like(np.asarray(contour, dtype=np.int32), area_total)
-            if outline is not None:
-                found.append(outline)
+        cleaned.append(np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8))
+    parted: list[Image] = [
+        np.asarray(cv2.morphologyEx(cv2.bitwise_and(m, cv2.bitwise_not(edges)),
+                                    cv2.MORPH_OPEN, kernel), np.uint8) for m in cleaned]
+
+    def outlines_in(masks: list[Image]) -> list[Outline]:
+        out = []
+        for mask in masks:
+            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for contour in contours:
+                outline = _card_like(np.asarray(contour, dtype=np.int32), area_total,
+                                     at_border)
+                if outline is not None:
+                    out.append(outline)
+        return out
+
+    found = outlines_in(cleaned)
+    # Parted regions lose a little of the card at each edge: only for cards not found
+    # whole.
+    found += [o for o in outlines_in(parted)
+              if all(_iou(o.corners, f.corners) < 0.5 for f in found)]
     kept = _suppress(found)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     return [Outline(refine_edges(gray, o.corners / scale), o.score) for o in kept]

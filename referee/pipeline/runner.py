@@ -220,7 +220,7 @@ class RefereePipeline:
         while self._manual and self._manual[0].t <= t:
             first = self._manual[0]
             waiting_run = still_since is not None and still_since <= first.t and not stable \
-                and self.tracker.detector.still_for < self.tracker.detector.still_frames
+                and self.tracker.detector.still_for < self.tracker.detector.still_needed
             held = self._held_board is not None and self._held_board.observation.t <= first.t
             if waiting_run or held:
                 break

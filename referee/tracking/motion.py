@@ -136,6 +136,11 @@ class StableDetector:
         return None
 
     @property
+    def still_needed(self) -> int:
+        """Still frames a stable state needs at the current frame rate (no arm in view)."""
+        return self._frames(self.still_s)
+
+    @property
     def still_for(self) -> int:
         """Frames in the current still run."""
         return self._count
