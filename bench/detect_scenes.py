@@ -1,0 +1,105 @@
+"""Benchmark: `referee detect` end to end on rendered 1280 x 720 frames of held-out decks.
+
+    python bench/detect_scenes.py --split test --scenes 100
+
+Each random scene (overlaps, fans, piles, angled cameras, hands) is rendered at 1280 x 720
+and stored as JPEG; the timed part is what a frame costs the product: decoding the JPEG,
+finding card outlines, reading them (``detect``). Prints, for cards whose outline lies in
+the frame and is at least 45 px wide:
+- found: a detection overlapping the card (polygon IoU >= 0.5), and the share of cards
+  whose detected outline has IoU >= 0.9 with the whole card (covered parts included);
+- identity accuracy of the found cards (against the ground truth card code);
+- detections matching no card (precision);
+- milliseconds per frame: median and 95th percentile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import cv2
+import numpy as np
+from shapely.geometry import Polygon
+
+from referee.detection.cards import CardIdentifier
+from referee.detection.crops import order_corners
+from referee.detection.detect import detect
+from synth.random_scenes import random_scene
+
+MIN_WIDTH_PX = 45.0
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    pa, pb = Polygon(order_corners(a)), Polygon(order_corners(b))
+    if not pa.is_valid or not pb.is_valid:
+        return 0.0
+    union = pa.union(pb).area
+    return float(pa.intersection(pb).area / union) if union > 0 else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", default="test", choices=["train", "val", "test"])
+    parser.add_argument("--scenes", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=77)
+    args = parser.parse_args()
+    identifier = CardIdentifier()
+    rng = np.random.default_rng(args.seed)
+    times: list[float] = []
+    cards = found = tight = right = detections = matched = 0
+    full_cards = full_found = full_tight = 0
+    for _ in range(args.scenes):
+        renderer, scene, _deck = random_scene(rng, args.split, image_size=(1280, 720))
+        image, truth = renderer.render(scene)
+        ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        assert ok
+        started = time.perf_counter()
+        decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+        result = detect(decoded, identifier)
+        times.append(time.perf_counter() - started)
+        outlines = [np.array(c.corners) for c in result.cards]
+        detections += len(outlines)
+        used: set[int] = set()
+        for obj in truth.objects:
+            if obj.kind != "card":
+                continue
+            corners = np.array(obj.corners_px)
+            sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+            inside = bool((corners >= 0).all() and (corners[:, 0] < 1280).all()
+                          and (corners[:, 1] < 720).all())
+            if not inside or sides.min() < MIN_WIDTH_PX:
+                continue
+            full = obj.visible_fraction >= 0.99
+            cards += 1
+            full_cards += full
+            scores = [(_iou(o, corners), i) for i, o in enumerate(outlines) if i not in used]
+            best, index = max(scores, default=(0.0, -1))
+            if best >= 0.5:
+                used.add(index)
+                found += 1
+                full_found += full
+                tight += best >= 0.9
+                full_tight += full and best >= 0.9
+                right += result.cards[index].card == obj.label
+        matched += len(used)
+
+    def pct(a: int, b: int) -> float:
+        return round(100 * a / max(b, 1), 1)
+
+    ms = 1000 * np.array(times)
+    print(json.dumps({
+        "split": args.split, "scenes": args.scenes, "cards": cards,
+        "found_pct": pct(found, cards), "outline_iou_0.9_pct": pct(tight, cards),
+        "fully_visible": {"cards": full_cards, "found_pct": pct(full_found, full_cards),
+                          "outline_iou_0.9_pct": pct(full_tight, full_cards)},
+        "identity_of_found_pct": pct(right, found),
+        "precision_pct": pct(matched, detections),
+        "ms_per_frame_median": round(float(np.median(ms)), 1),
+        "ms_per_frame_p95": round(float(np.percentile(ms, 95)), 1),
+    }))
+
+
+if __name__ == "__main__":
+    main()
