@@ -56,6 +56,15 @@ class ArmTracer:
     def reset(self) -> None:
         self._heat[:] = 0
 
+    def moved_near(self, centre: tuple[float, float], radius_mm: float) -> bool:
+        """Whether anything moved within ``radius_mm`` of ``centre`` (table mm) since the
+        last stable state: a hand, or a coin, passed there."""
+        hot = (self._heat * self._ok).ravel() > 0
+        if not hot.any():
+            return False
+        dist = np.linalg.norm(self._table[hot] - np.array(centre), axis=1)
+        return bool((dist <= radius_mm).any())
+
     def arm_direction(self, centre: tuple[float, float]) -> float | None:
         """Degrees (table frame, x = 0) from ``centre`` towards where the arm came from."""
         heat = (self._heat * self._ok).ravel()

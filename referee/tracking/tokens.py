@@ -21,6 +21,8 @@ SAMPLE_RADIUS_MM: Final = 6.0
 #: of a square's sample disc that must show it.
 CHROMA_LEVEL: Final = 0.12
 SHARE: Final = 0.5
+#: Pixels darker than this share of the paper's brightness count as colourless.
+DARK_FRACTION: Final = 0.25
 
 Square = tuple[int, int]
 
@@ -40,6 +42,11 @@ def read_board(view: TableView, state: Image, rows: int, cols: int,
     paper = np.median(chroma[inside].reshape(-1, 3), axis=0) if inside.any() else \
         np.full(3, 1 / 3, np.float32)
     redness = (chroma[..., 2] - paper[2]) - (chroma[..., 0] - paper[0])
+    # Near-black print (the victory square) has no trustworthy colour: a slight cast of the
+    # light makes it "blue". Tokens are coloured, never that dark.
+    brightness = pixels.sum(axis=2)
+    paper_brightness = float(np.median(brightness[inside])) if inside.any() else 765.0
+    redness[brightness < DARK_FRACTION * paper_brightness] = 0.0
     red: list[Square] = []
     blue: list[Square] = []
     offsets = _disc_offsets(view.px_per_mm)

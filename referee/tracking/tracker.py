@@ -45,6 +45,8 @@ MODES: Final[dict[str, Mode]] = {"shove-piggy-shove": "cards", "push-out-the-pig
 #: Top-down scales (px per mm): cards need ~1 mm, coins ~0.5 mm, tokens only the square.
 CARD_SCALE: Final = 1.5
 BOARD_SCALE: Final = 2.0
+#: Motion this near a coin (mm) means something touched it.
+COIN_TOUCH_MM: Final = 15.0
 #: The card table seen around the image centre, at most this far each way (mm).
 CARD_VIEW_HALF_MM: Final = (450.0, 350.0)
 
@@ -199,19 +201,18 @@ class TableTracker:
                         center=(round(c.center[0], 2), round(c.center[1], 2)), radius=c.radius)
             for c in changes.stopped]
         impossible: list[Impossible] = []
-        vanished: tuple[object, ...] = ()
-        if changes.removed and not self._arm_seen:
-            # Nothing reached in from the edge of the view: a coin cannot just vanish.
-            vanished = changes.removed
-            for coin in changes.removed:
-                impossible.append(Impossible(
-                    t=t, rule="coin_vanished",
-                    message=f"{coin.id} is no longer seen, but no hand took it: a misread, "
-                            "not ruled on."))
-        else:
-            observations += [CoinRemoved(t=t, type="coin_removed", id=c.id)
-                             for c in changes.removed]
-        self.coins.commit(changes, keep=vanished)  # type: ignore[arg-type]
+        # Nothing reached in from the edge of the view, and nothing moved where the coin
+        # lay (a dark hand on a dark table still moves there): it cannot just vanish.
+        vanished = () if self._arm_seen else tuple(
+            c for c in changes.removed if not self.arms.moved_near(c.center, COIN_TOUCH_MM))
+        for coin in vanished:
+            impossible.append(Impossible(
+                t=t, rule="coin_vanished",
+                message=f"{coin.id} is no longer seen, but no hand took it: a misread, "
+                        "not ruled on."))
+        observations += [CoinRemoved(t=t, type="coin_removed", id=c.id)
+                         for c in changes.removed if c not in vanished]
+        self.coins.commit(changes, keep=vanished)
         return observations, impossible
 
     # --- tokens ------------------------------------------------------------------------

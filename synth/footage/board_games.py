@@ -7,6 +7,7 @@ a tile: the clip's setup sets ``tile_mm`` to that pitch, as the calibration reco
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -100,17 +101,20 @@ def _coin_target(rng: np.random.Generator, layout: PiecepackLayout,
 
 def _knocks(rng: np.random.Generator, clip: ClipBuilder, on_board: list[str],
             coin: Placed) -> list[tuple[Placed, Placed]]:
-    """Earlier coins in the new coin's way get knocked forward."""
+    """Earlier coins in the new coin's way, or where it stops, get knocked forward; no two
+    coins end up lying on each other."""
     knocks = []
-    for uid in on_board:
-        other = clip.objects.get(uid)
-        if other is None:
-            continue
+    resting = [clip.objects[uid] for uid in on_board if uid in clip.objects]
+    for other in resting:
         dx = other.center[0] - coin.center[0]
-        if abs(dx) < COIN_MM and coin.center[1] - 5 > other.center[1] > coin.center[1] - 60:
-            push = float(rng.uniform(25, 60))
-            after = Placed(other.uid, other.kind, other.label,
-                           (other.center[0] + dx * 0.5, coin.center[1] + push),
+        in_path = abs(dx) < COIN_MM and coin.center[1] - 60 < other.center[1]
+        if in_path and other.center[1] < coin.center[1] + COIN_MM:
+            y = coin.center[1] + float(rng.uniform(25, 60))
+            x = other.center[0] + dx * 0.5
+            while any(math.dist((x, y), o.center) < COIN_MM + 1 for o in resting
+                      if o is not other):
+                y += COIN_MM
+            after = Placed(other.uid, other.kind, other.label, (x, y),
                            other.angle_deg, other.size_mm, height_mm=other.height_mm,
                            sprite_key=other.sprite_key)
             knocks.append((other, after))
