@@ -24,6 +24,12 @@ COIN_AREA_MM2: Final = math.pi * (COIN_MM / 2) ** 2
 FOREGROUND_LEVEL: Final = 30
 #: A coin within this distance of where it was has not moved (mm).
 SAME_PLACE_MM: Final = 3.0
+#: A coin's centre is a distance-map peak at least this share of its radius deep, and
+#: the next coin's centre is at least this many radii away.
+PEAK_FRACTION: Final = 0.6
+SEPARATION: Final = 1.4
+#: Closing kernel, as a share of the coin's diameter.
+CLOSE_FRACTION: Final = 0.6
 
 
 @dataclass(frozen=True)
@@ -73,28 +79,28 @@ def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[f
         cv2.MORPH_ELLIPSE, (round(COIN_MM * view.px_per_mm),) * 2)).astype(bool)
     faint = _filled_open(_hysteresis((change > FOREGROUND_LEVEL // 2) & near,
                                      strong.astype(bool)), view)
-    coin_px = COIN_AREA_MM2 * view.px_per_mm ** 2
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(faint)
+    radius_px = COIN_MM / 2 * view.px_per_mm
+    # Close notches the coin's print leaves open (the fill above closes only holes).
+    size = round(CLOSE_FRACTION * 2 * radius_px) | 1
+    faint = np.asarray(cv2.morphologyEx(faint, cv2.MORPH_CLOSE, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (size, size))), np.uint8)
+    count, labels = cv2.connectedComponents(faint)
     centres: list[tuple[float, float]] = []
     for label in range(1, count):
-        blob = labels == label
-        # Count the coins by the strongly changed area (a faint halo is no second coin).
-        n = round(np.count_nonzero(blob & strong.astype(bool)) / coin_px)
-        if n < 1 and 0.6 * coin_px <= stats[label, cv2.CC_STAT_AREA] <= 1.6 * coin_px:
-            n = 1  # a faint coin on its own
-        if n < 1:
-            continue
-        core = blob & strong.astype(bool)
-        ys, xs = np.nonzero(core if np.count_nonzero(core) >= 0.5 * coin_px * n else blob)
-        pts = np.column_stack([xs, ys]).astype(np.float32)
-        if n == 1:
-            raster = pts.mean(axis=0, keepdims=True)
-        else:  # touching coins: split the blob by their number
-            criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
-            labels_out = np.zeros((len(pts), 1), np.int32)
-            _, _, found = cv2.kmeans(pts, n, labels_out, criteria, 3, cv2.KMEANS_PP_CENTERS)
-            raster = np.asarray(found, np.float32)
-        for x, y in view.to_mm(raster):
+        blob = (labels == label).astype(np.uint8)
+        # Coins are the distance map's peaks: touching coins (or a coin and its faint
+        # halo) part at their narrow waist; a blob too thin for a coin has no peak.
+        distance = cv2.distanceTransform(blob, cv2.DIST_L2, 5)
+        ys, xs = np.nonzero(blob)
+        while True:
+            peak = float(distance.max())
+            if peak < PEAK_FRACTION * radius_px:
+                break
+            py, px = np.unravel_index(int(distance.argmax()), distance.shape)
+            near = (xs - px) ** 2 + (ys - py) ** 2 <= radius_px ** 2
+            raster = np.array([[xs[near].mean(), ys[near].mean()]], np.float64)
+            cv2.circle(distance, (int(px), int(py)), round(SEPARATION * radius_px), 0.0, -1)
+            x, y = view.to_mm(raster)[0]
             centres.append((float(x), float(y)))
     return centres
 

@@ -25,6 +25,9 @@ MOVING_LEVEL: Final = 35
 #: Moving pixels (in the small image) that make a frame "moving": a coin far from the
 #: camera is only a few of them, and a still frame has none above MOVING_LEVEL.
 MOVING_PIXELS: Final = 3
+#: A fainter change counts as motion when this many pixels show it together.
+FAINT_LEVEL: Final = 20
+FAINT_PIXELS: Final = 12
 #: How long (s) the table must stay still for a stable state. Hands pause for ~0.2 s when
 #: they put something down, so 0.25 s (plus no arm across the image border) is needed:
 #: 4 frames at 15 fps, 8 at 30.
@@ -37,6 +40,17 @@ STILL_FRAMES: Final = 4
 SMALL_WIDTH: Final = 480
 #: A change this close to the image border (small-image pixels) is an arm reaching in.
 BORDER_PX: Final = 2
+
+
+def _motion(a: GreyImage, b: GreyImage) -> tuple[npt.NDArray[np.bool_], bool]:
+    """Pixels that changed, and whether that is motion: a few strong changes, or a patch of
+    fainter ones (a coin little darker than the board, far from the camera)."""
+    diff = np.abs(a - b)
+    strong = diff > MOVING_LEVEL
+    if np.count_nonzero(strong) >= MOVING_PIXELS:
+        return strong, True
+    faint = diff > FAINT_LEVEL
+    return (faint, True) if np.count_nonzero(faint) >= FAINT_PIXELS else (strong, False)
 
 
 def small_grey(image: Image, width: int = SMALL_WIDTH) -> GreyImage:
@@ -70,15 +84,12 @@ class MotionGate:
         grey = small_grey(image)
         previous = self._previous if self._previous is not None else grey
         self._previous = grey
-        mask = np.abs(grey - previous) > MOVING_LEVEL
-        count = int(np.count_nonzero(mask))
-        if count < MOVING_PIXELS and self._anchor is not None \
-                and self._anchor.shape == grey.shape:
-            # A card sliding to rest moves little from one frame to the next: compare
-            # with the still run's first frame too, so slow motion adds up.
-            mask = np.abs(grey - self._anchor) > MOVING_LEVEL
-            count = int(np.count_nonzero(mask))
-        if count >= MOVING_PIXELS or self._anchor is None:
+        mask, moving = _motion(grey, previous)
+        if not moving and self._anchor is not None and self._anchor.shape == grey.shape:
+            # A card or coin sliding to rest moves little from one frame to the next:
+            # compare with the still run's first frame too, so slow motion adds up.
+            mask, moving = _motion(grey, self._anchor)
+        if moving or self._anchor is None:
             self._anchor = grey
         arm = False
         if self._reference is not None and self._reference.shape == grey.shape:
@@ -86,7 +97,7 @@ class MotionGate:
             b = BORDER_PX
             arm = bool(changed[:b].any() or changed[-b:].any() or changed[:, :b].any()
                        or changed[:, -b:].any())
-        return MotionReading(count >= MOVING_PIXELS, count, mask, arm)
+        return MotionReading(moving, int(np.count_nonzero(mask)), mask, arm)
 
     def settle(self) -> None:
         """The current frame is the new stable state: arms are judged against it."""
