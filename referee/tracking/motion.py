@@ -42,15 +42,16 @@ SMALL_WIDTH: Final = 480
 BORDER_PX: Final = 2
 
 
-def _motion(a: GreyImage, b: GreyImage) -> tuple[npt.NDArray[np.bool_], bool]:
-    """Pixels that changed, and whether that is motion: a few strong changes, or a patch of
-    fainter ones (a coin little darker than the board, far from the camera)."""
+def _motion(a: GreyImage, b: GreyImage) -> tuple[npt.NDArray[np.bool_], str]:
+    """Pixels that changed, and how: "strong" (a few pixels changed a lot), "faint" (a patch
+    changed a little: a coin little darker than the board, far from the camera, or
+    compression flicker on a textured table) or "none"."""
     diff = np.abs(a - b)
     strong = diff > MOVING_LEVEL
     if np.count_nonzero(strong) >= MOVING_PIXELS:
-        return strong, True
+        return strong, "strong"
     faint = diff > FAINT_LEVEL
-    return (faint, True) if np.count_nonzero(faint) >= FAINT_PIXELS else (strong, False)
+    return (faint, "faint") if np.count_nonzero(faint) >= FAINT_PIXELS else (strong, "none")
 
 
 def small_grey(image: Image, width: int = SMALL_WIDTH) -> GreyImage:
@@ -79,16 +80,20 @@ class MotionGate:
         self._previous: GreyImage | None = None
         self._reference: GreyImage | None = None  # the last stable state
         self._anchor: GreyImage | None = None  # the first frame of the current still run
+        self._faint_before = False
 
     def update(self, image: Image) -> MotionReading:
         grey = small_grey(image)
         previous = self._previous if self._previous is not None else grey
         self._previous = grey
-        mask, moving = _motion(grey, previous)
-        if not moving and self._anchor is not None and self._anchor.shape == grey.shape:
+        mask, kind = _motion(grey, previous)
+        if kind != "strong" and self._anchor is not None and self._anchor.shape == grey.shape:
             # A card or coin sliding to rest moves little from one frame to the next:
             # compare with the still run's first frame too, so slow motion adds up.
-            mask, moving = _motion(grey, self._anchor)
+            mask, kind = _motion(grey, self._anchor)
+        # Faint change is motion only when it goes on: a slide lasts, flicker comes and goes.
+        moving = kind == "strong" or (kind == "faint" and self._faint_before)
+        self._faint_before = kind != "none"
         if moving or self._anchor is None:
             self._anchor = grey
         arm = False
