@@ -42,6 +42,8 @@ PARTIAL_MM: Final = 6.0
 JOIN_MM: Final = 4.5
 #: A change inside the top card's outline this large (of a card) is a restacking.
 RESTACK_FRACTION: Final = 0.12
+#: Change just outside the top card's outline (of a card) that rules out a restacking.
+RESTACK_OUTSIDE: Final = 0.05
 #: The table inside a taken card's outline looks as before it came (fraction unchanged).
 UNDER_SAME: Final = 0.75
 #: Normalised correlation above which the top card's face is still its own.
@@ -347,6 +349,9 @@ class CardObserver:
                 else own
             if np.count_nonzero(leftover & inner) < RESTACK_FRACTION * card_px:
                 continue
+            ring = self.view.polygon_mask([card.outline], grow_mm=15.0) & ~own
+            if np.count_nonzero(leftover & ring) > RESTACK_OUTSIDE * card_px:
+                break  # the new card is not squarely on this one: no outline to copy
             leftover &= ~own
             looks = self._looks.get(card.uid)
             if looks is not None and looks.matches_under(state, inner):
@@ -359,12 +364,15 @@ class CardObserver:
 
     def _removed(self, changed: npt.NDArray[np.bool_], bare: npt.NDArray[np.bool_],
                  ) -> list[TableCard]:
-        removed = []
-        for i, card in enumerate(self.cards):
+        removed: list[TableCard] = []
+        # Top down, so that a card under others taken at the same time (a row, a trick)
+        # is judged by what now lies on it: nothing.
+        for i in reversed(range(len(self.cards))):
+            card = self.cards[i]
             own = self.view.polygon_mask([card.outline])
-            above = [c.outline for c in self.cards[i + 1:]]
+            above = [c.outline for c in self.cards[i + 1:] if c not in removed]
             visible = own & ~self.view.polygon_mask(above) if above else own
-            below = [c.outline for c in self.cards[:i] if c not in removed]
+            below = [c.outline for c in self.cards[:i]]
             uncovered = visible & ~self.view.polygon_mask(below) if below else visible
             n_visible = np.count_nonzero(visible)
             if n_visible < 0.05 * CARD_AREA_MM2 * self.view.px_per_mm ** 2:
@@ -375,7 +383,7 @@ class CardObserver:
             if n_uncovered == 0 or np.count_nonzero(bare & uncovered) / n_uncovered \
                     >= REMOVED_BARE:
                 removed.append(card)
-        return removed
+        return removed[::-1]  # bottom first
 
     def _placed(self, changed: npt.NDArray[np.bool_], removed: list[TableCard],
                 ) -> tuple[list[CardFit], list[tuple[TableCard, CardFit]]]:

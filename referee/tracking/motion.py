@@ -50,8 +50,9 @@ def _motion(a: GreyImage, b: GreyImage) -> tuple[npt.NDArray[np.bool_], str]:
     strong = diff > MOVING_LEVEL
     if np.count_nonzero(strong) >= MOVING_PIXELS:
         return strong, "strong"
-    faint = diff > FAINT_LEVEL
-    return (faint, "faint") if np.count_nonzero(faint) >= FAINT_PIXELS else (strong, "none")
+    faint = np.count_nonzero(diff > FAINT_LEVEL) >= FAINT_PIXELS
+    # The mask stays the strong pixels: it also traces arms, which faint flicker would skew.
+    return strong, "faint" if faint else "none"
 
 
 def small_grey(image: Image, width: int = SMALL_WIDTH) -> GreyImage:

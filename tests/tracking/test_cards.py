@@ -72,6 +72,7 @@ def _faces(cards: list[tuple[tuple[float, float], float, str]]) -> np.ndarray:
     for centre, angle, glyph in cards:
         px = VIEW.to_raster(card_corners(centre, angle, (63.0, 88.0)))
         cv2.fillPoly(image, [np.round(px).astype(np.int32)], (235, 235, 235))
+        cv2.polylines(image, [np.round(px).astype(np.int32)], True, (120, 120, 120), 1)
         cx, cy = (int(v) for v in px.mean(axis=0))
         cv2.putText(image, glyph, (cx - 25, cy + 20), cv2.FONT_HERSHEY_SIMPLEX, 2.0,
                     (0, 0, 200) if glyph in "AK" else (20, 20, 20), 5)
@@ -94,3 +95,16 @@ def test_a_card_put_squarely_on_another_and_taken_off_again() -> None:
     # Taken off: the card below shows again, so the top card was taken, not placed.
     taken = observer.compare(_faces([below]))
     assert [c.uid for c in taken.removed] == [observer.cards[1].uid] and not taken.placed
+
+
+def test_a_row_taken_at_once_takes_the_cards_hidden_under_others_too() -> None:
+    observer = CardObserver(VIEW)
+    observer.start(_faces([]))
+    bottom = ((200.0, 150.0), 0.0, "A")
+    middle = ((202.0, 150.0), 0.0, "K")  # the bottom card hides under these two
+    top = ((204.0, 150.0), 0.0, "Q")
+    for placed in ([bottom], [bottom, middle], [bottom, middle, top]):
+        _placed(observer, _faces(placed))
+    assert len(observer.cards) == 3
+    taken = observer.compare(_faces([]))
+    assert [c.uid for c in taken.removed] == [c.uid for c in observer.cards]
