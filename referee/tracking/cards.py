@@ -43,7 +43,7 @@ JOIN_MM: Final = 4.5
 #: A change inside the top card's outline this large (of a card) is a restacking.
 RESTACK_FRACTION: Final = 0.12
 #: Change just outside the top card's outline (of a card) that rules out a restacking.
-RESTACK_OUTSIDE: Final = 0.05
+RESTACK_OUTSIDE: Final = 0.15
 #: The table inside a taken card's outline looks as before it came (fraction unchanged).
 UNDER_SAME: Final = 0.75
 #: Normalised correlation above which the top card's face is still its own.
