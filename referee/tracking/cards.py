@@ -354,9 +354,11 @@ class CardObserver:
                 break  # the new card is not squarely on this one: no outline to copy
             leftover &= ~own
             looks = self._looks.get(card.uid)
-            if looks is not None and looks.matches_under(state, inner):
+            if looks is None:  # not seen placed (before a recalibration): no evidence
+                continue
+            if looks.matches_under(state, inner):
                 taken.append(card)
-            elif looks is None or not looks.matches_own(state):
+            elif not looks.matches_own(state):
                 centre = card.outline.mean(axis=0)
                 on_top.append(CardFit(card.outline.copy(), (float(centre[0]),
                                                              float(centre[1]))))
