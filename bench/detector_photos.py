@@ -11,24 +11,13 @@ only, no identity. Prints recall and precision per split at the given confidence
 from __future__ import annotations
 
 import argparse
-import collections
-import csv
 import json
 import os
 import time
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "edje-cards"
-
-
-def _iou(a: list[float], b: list[float]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
+from real_photos import ROOT, box_of, load_labels, match  # the same labels and matching
 
 
 def main() -> None:
@@ -43,11 +32,7 @@ def main() -> None:
 
     model = YOLO(str(args.weights))
     for split in ("test", "train"):
-        labels: dict[str, list[list[float]]] = collections.defaultdict(list)
-        with (args.root / f"{split}_labels.csv").open() as handle:
-            for row in csv.DictReader(handle):
-                labels[row["filename"]].append(
-                    [float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax")])
+        labels = load_labels(args.root, split)
         found = missed = false_pos = 0
         seconds = 0.0
         for name, boxes in sorted(labels.items()):
@@ -56,18 +41,12 @@ def main() -> None:
                                    conf=args.conf, device="cpu", verbose=False)[0]
             seconds += time.perf_counter() - started
             polygons = result.obb.xyxyxyxy.cpu().numpy() if result.obb is not None else []
-            detected = [[float(p[:, 0].min()), float(p[:, 1].min()), float(p[:, 0].max()),
-                         float(p[:, 1].max())] for p in np.asarray(polygons)]
-            used: set[int] = set()
-            for box in boxes:
-                scored = [(_iou(box, d), i) for i, d in enumerate(detected) if i not in used]
-                best_iou, best = max(scored, default=(0.0, -1))
-                if best_iou >= 0.5:
-                    used.add(best)
-                    found += 1
-                else:
-                    missed += 1
-            false_pos += len(detected) - len(used)
+            detected = [box_of(p) for p in np.asarray(polygons)]
+            matches = match([box for _, box in boxes], detected)
+            hits = sum(best is not None for best, _ in matches)
+            found += hits
+            missed += len(boxes) - hits
+            false_pos += len(detected) - hits
         print(json.dumps({
             "split": split, "labelled_cards": found + missed,
             "recall_pct": round(100 * found / max(found + missed, 1), 1),

@@ -34,9 +34,36 @@ def _iou(a: list[float], b: list[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def _box(corners: np.ndarray) -> list[float]:
+def box_of(corners: np.ndarray) -> list[float]:
     (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
     return [float(x0), float(y0), float(x1), float(y1)]
+
+
+def load_labels(root: Path, split: str) -> dict[str, list[tuple[str, list[float]]]]:
+    """Labelled boxes per image: (rank class, [xmin, ymin, xmax, ymax])."""
+    labels: dict[str, list[tuple[str, list[float]]]] = collections.defaultdict(list)
+    with (root / f"{split}_labels.csv").open() as handle:
+        for row in csv.DictReader(handle):
+            box = [float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax")]
+            labels[row["filename"]].append((row["class"], box))
+    return labels
+
+
+def match(boxes: list[list[float]], detected: list[list[float]],
+          ) -> list[tuple[int | None, float]]:
+    """For each labelled box in turn, the unused detection overlapping it best if its
+    IoU is >= 0.5 (else None), and that best IoU."""
+    used: set[int] = set()
+    out: list[tuple[int | None, float]] = []
+    for box in boxes:
+        scored = [(_iou(box, d), i) for i, d in enumerate(detected) if i not in used]
+        best_iou, best = max(scored, default=(0.0, -1))
+        if best_iou >= 0.5:
+            used.add(best)
+            out.append((best, best_iou))
+        else:
+            out.append((None, best_iou))
+    return out
 
 
 def main() -> None:
@@ -45,11 +72,7 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args()
-    labels: dict[str, list[tuple[str, list[float]]]] = collections.defaultdict(list)
-    with (args.root / f"{args.split}_labels.csv").open() as handle:
-        for row in csv.DictReader(handle):
-            box = [float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax")]
-            labels[row["filename"]].append((row["class"], box))
+    labels = load_labels(args.root, args.split)
     identifier = CardIdentifier()
     found = false_pos = missed = rank_ok = 0
     rows: list[dict[str, object]] = []
@@ -61,22 +84,19 @@ def main() -> None:
         started = time.perf_counter()
         cards = detect(image, identifier).cards
         seconds += time.perf_counter() - started
-        detected = [_box(np.array(c.corners)) for c in cards]
-        used: set[int] = set()
-        for label, box in boxes:
-            scored = [(_iou(box, d), i) for i, d in enumerate(detected) if i not in used]
-            best_iou, best = max(scored, default=(0.0, -1))
-            hit = best_iou >= 0.5
-            read = cards[best].card if hit else ""
+        detected = [box_of(np.array(c.corners)) for c in cards]
+        matches = match([box for _, box in boxes], detected)
+        for (label, _), (best, best_iou) in zip(boxes, matches, strict=True):
+            hit = best is not None
+            read = cards[best].card if best is not None else ""
             if hit:
-                used.add(best)
                 found += 1
                 rank_ok += read[:1] == RANKS[label]
             else:
                 missed += 1
             rows.append({"image": name, "label": label, "found": hit, "iou": round(best_iou, 3),
                          "read": read})
-        false_pos += len(detected) - len(used)
+        false_pos += len(detected) - sum(b is not None for b, _ in matches)
     if args.csv:
         args.csv.parent.mkdir(parents=True, exist_ok=True)
         with args.csv.open("w", newline="") as handle:

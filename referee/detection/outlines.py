@@ -89,10 +89,9 @@ def find_cards(image: Image) -> list[Outline]:
         return bool((xy.min(axis=0) <= 2).any() or (xy[:, 0] >= small.shape[1] - 3).any()
                     or (xy[:, 1] >= small.shape[0] - 3).any())
 
-    _, otsu = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    otsu_level = float(cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0])
+    otsu_level, otsu = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     masks = [otsu]
-    for level in (otsu_level + 25, otsu_level + 50):
+    for level in (float(otsu_level) + 25, float(otsu_level) + 50):
         masks.append(cv2.threshold(white, min(level, 250), 255, cv2.THRESH_BINARY)[1])
     # Brighter than the surroundings: a card in shade next to sunlit wood, or on cream.
     block = (max(small.shape[:2]) // 6) | 1

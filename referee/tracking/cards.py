@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from referee.tracking.topdown import FloatArray, Image, TableView, colour_change
+from referee.tracking.topdown import FloatArray, Image, TableView, colour_change, fill_holes
 
 CARD_W_MM: Final = 63.0
 CARD_H_MM: Final = 88.0
@@ -220,17 +220,6 @@ class _Crop:
         return float(np.count_nonzero(inside & r) - 2 * np.count_nonzero(inside & f))
 
 
-def _filled(region: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-    """The region with its holes filled. A white card laid on a light table changes
-    little inside (only its edge, shadow and print stand out), so its change is a ring
-    with blotches; the card is everything the ring encloses."""
-    contours, _ = cv2.findContours(region.astype(np.uint8), cv2.RETR_EXTERNAL,
-                                   cv2.CHAIN_APPROX_SIMPLE)
-    filled = np.zeros(region.shape, np.uint8)
-    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
-    return filled.astype(bool) | region
-
-
 @dataclass(frozen=True)
 class _Looks:
     """A card's face as it lay when placed, and what was under it before, cut from the
@@ -410,13 +399,16 @@ class CardObserver:
             if stats[label, cv2.CC_STAT_AREA] < min_px:
                 continue
             blob = labels == label
-            fit = fit_card(self.view, _filled(blob), forbidden)
+            # A white card on a light table changes little inside (only its edge, shadow
+            # and print stand out): the card is everything that change encloses.
+            fit = fit_card(self.view, fill_holes(blob), forbidden)
             if fit is None:  # the join merged a card with something else: the pieces alone
                 pieces = np.unique(labels_apart[blob & changed])
                 best = max((p for p in pieces if p), default=None,
                            key=lambda p: np.count_nonzero(labels_apart == p))
                 if best is not None:
-                    fit = fit_card(self.view, _filled(labels_apart == best), forbidden)
+                    fit = fit_card(self.view, fill_holes(labels_apart == best),
+                                   forbidden)
             if fit is None:
                 continue
             same = next((c for c in removed if _iou(self.view, c.outline, fit.corners_mm)

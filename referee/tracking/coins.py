@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from referee.tracking.topdown import Image, TableView, colour_change
+from referee.tracking.topdown import Image, TableView, colour_change, fill_holes
 
 COIN_MM: Final = 19.0
 COIN_AREA_MM2: Final = math.pi * (COIN_MM / 2) ** 2
@@ -51,10 +51,7 @@ class CoinChanges:
 
 def _filled_open(mask: npt.NDArray[np.bool_], view: TableView) -> npt.NDArray[np.uint8]:
     """Holes filled (a coin's glyph), then specks opened away, within the seen table."""
-    contours, _ = cv2.findContours((mask & view.seen).astype(np.uint8), cv2.RETR_EXTERNAL,
-                                   cv2.CHAIN_APPROX_SIMPLE)
-    filled = np.zeros(mask.shape, np.uint8)
-    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
+    filled = fill_holes(mask & view.seen).astype(np.uint8)
     return np.asarray(cv2.morphologyEx(filled, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)),
                       np.uint8)
 

@@ -78,6 +78,15 @@ def colour_change(a: Image, b: Image) -> npt.NDArray[np.uint8]:
     return np.asarray(cv2.absdiff(blur_a, blur_b).max(axis=2), dtype=np.uint8)
 
 
+def fill_holes(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """The mask with every region's holes filled (all its outer contour encloses)."""
+    contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros(mask.shape, np.uint8)
+    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
+    return np.asarray(filled.astype(bool) | mask.astype(bool), dtype=bool)
+
+
 def view_around(plane: PlaneMap, half_size_mm: tuple[float, float]) -> Bounds:
     """The part of the table the camera sees, at most ``2 * half_size`` around the point at
     the image centre (a tilted camera sees far too much of the table behind)."""
