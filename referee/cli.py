@@ -354,6 +354,10 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    # Every command reports bad input in one line of its own; FFmpeg's and OpenCV's own
+    # complaints ("moov atom not found") would be a second, cryptic one.
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
     try:
         # Not standalone, so click's usage errors reach us as exceptions; it then returns
         # the exit code of --help/--version (None after a command) instead of exiting.

@@ -70,3 +70,10 @@ def test_a_truncated_video_replays_what_is_there(tmp_path: Path) -> None:
     assert done.returncode in (0, 2)
     if done.returncode == 2:
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_calibrating_from_a_fake_video_is_one_line_too(tmp_path: Path) -> None:
+    video = tmp_path / "video.mp4"
+    video.write_bytes(b"\x00not a video\xff" * 500)  # FFmpeg has its own say about this
+    done = _referee("calibrate", str(video), "--out", str(tmp_path / "cal.json"))
+    _one_line_exit_2(done, "not an image or a video")

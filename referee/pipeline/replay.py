@@ -3,7 +3,6 @@ observation file, events out in time order."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,9 +36,6 @@ def probe_video(path: Path) -> VideoInfo:
     """Open the video and read its first frame, or raise VideoError."""
     if not path.is_file():
         raise VideoError(f"no such video: {path}")
-    # FFmpeg's own complaints ("moov atom not found") would be a second, cryptic line.
-    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
-    os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
     capture = cv2.VideoCapture(str(path))
     try:
         if not capture.isOpened():
