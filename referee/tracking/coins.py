@@ -30,6 +30,15 @@ PEAK_FRACTION: Final = 0.6
 SEPARATION: Final = 1.4
 #: Closing kernel, as a share of the coin's diameter.
 CLOSE_FRACTION: Final = 0.6
+#: A coin's unshadowed strong change is a whole disc when this share of the coin's area
+#: lies within STRONG_REACH radii of its centre; its unshadowed faint change (which may
+#: lose the rim) is the coin when it holds MOST_OF_DISC.
+WHOLE_DISC: Final = 0.85
+MOST_OF_DISC: Final = 0.6
+STRONG_REACH: Final = 1.15
+#: A shadow: every channel at most this share of the board's, all within this of each other.
+SHADOW_DARKER: Final = 0.9
+SHADOW_TINT: Final = 0.1
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,11 @@ def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[f
     size = round(CLOSE_FRACTION * 2 * radius_px) | 1
     faint = np.asarray(cv2.morphologyEx(faint, cv2.MORPH_CLOSE, cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (size, size))), np.uint8)
+    # The coin without its shadow: its strong change when that is a whole disc (a coin
+    # unlike the board), else its faint change (a coin close to the board's colour).
+    unshadowed = ~_shadow(state, background)
+    discs = [(_filled_open(strong.astype(bool) & unshadowed, view), WHOLE_DISC),
+             (_filled_open((faint > 0) & unshadowed, view), MOST_OF_DISC)]
     count, labels = cv2.connectedComponents(faint)
     centres: list[tuple[float, float]] = []
     for label in range(1, count):
@@ -95,11 +109,42 @@ def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[f
                 break
             py, px = np.unravel_index(int(distance.argmax()), distance.shape)
             near = (xs - px) ** 2 + (ys - py) ** 2 <= radius_px ** 2
-            raster = np.array([[xs[near].mean(), ys[near].mean()]], np.float64)
+            raster = _centre(discs, (xs[near].mean(), ys[near].mean()), radius_px)
             cv2.circle(distance, (int(px), int(py)), round(SEPARATION * radius_px), 0.0, -1)
             x, y = view.to_mm(raster)[0]
             centres.append((float(x), float(y)))
     return centres
+
+
+def _shadow(state: Image, background: Image) -> npt.NDArray[np.bool_]:
+    """Where the board is darker but keeps its colour: a shadow, not a coin."""
+    ratio = (cv2.GaussianBlur(state, (5, 5), 0).astype(np.float32) + 4) / \
+        (cv2.GaussianBlur(background, (5, 5), 0).astype(np.float32) + 4)
+    high, low = ratio.max(axis=2), ratio.min(axis=2)
+    return np.asarray((high < SHADOW_DARKER) & (high - low < SHADOW_TINT), dtype=bool)
+
+
+def _centre(masks: list[tuple[npt.NDArray[np.uint8], float]], rough: tuple[float, float],
+            radius_px: float) -> npt.NDArray[np.float64]:
+    """A coin's centre (raster): the middle of the first of ``masks`` that holds the coin
+    as a disc (at least its share of the coin's area within STRONG_REACH radii), else
+    ``rough``. The faint change around a coin holds its shadow, on the side away from the
+    light, which pulls a centre taken from it by up to 4 mm; the masks leave shadows out."""
+    for mask, share in masks:
+        centre = np.array(rough, np.float64)
+        x0, y0 = (max(0, int(v - 2 * radius_px)) for v in centre)
+        window = mask[y0:y0 + int(4 * radius_px) + 1, x0:x0 + int(4 * radius_px) + 1]
+        ys, xs = np.nonzero(window)
+        xs, ys = xs + x0, ys + y0
+        for _ in range(3):
+            reach = (xs - centre[0]) ** 2 + (ys - centre[1]) ** 2 <= \
+                (STRONG_REACH * radius_px) ** 2
+            if reach.sum() < share * math.pi * radius_px ** 2:
+                break
+            centre = np.array([xs[reach].mean(), ys[reach].mean()])
+        else:
+            return centre[None]
+    return np.array([rough], np.float64)
 
 
 @dataclass

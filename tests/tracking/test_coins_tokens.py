@@ -1,6 +1,7 @@
 import cv2
 import numpy as np
 
+from referee.calibration.rectify import PlaneMap
 from referee.tracking.coins import CoinObserver
 from referee.tracking.tokens import read_board
 from referee.tracking.topdown import TableView
@@ -47,3 +48,29 @@ def test_tokens_are_read_in_dim_light_and_off_centre() -> None:
         reading = read_board(VIEW, _grid(tokens, light), 9, 7, 30.0)
         assert set(reading.red) == {(0, 1), (4, 4)}
         assert set(reading.blue) == {(2, 3)}
+
+
+def test_a_coins_shadow_does_not_pull_its_centre() -> None:
+    # 4 px per mm; the light comes from the upper left, so each coin (2.5 mm high) casts a
+    # soft shadow 2 mm down and right of it, dark next to the coin, fading outwards.
+    scale, size = 4, 1200
+    plane = PlaneMap(None, np.array([[1 / scale, 0, 0], [0, -1 / scale, size / scale],
+                                     [0, 0, 1.0]]), (size, size))
+    view = TableView.build(plane, (0.0, 0.0, 300.0, 300.0), 2.0)
+    board = np.full((size, size, 3), (170, 190, 205), np.float32)
+    coins = [(100.0, 120.0), (200.0, 200.0)]
+    shadow = np.zeros((size, size), np.float32)
+    for x, y in coins:
+        cv2.circle(shadow, (round((x + 2) * scale), round((300 - y + 2) * scale)),
+                   round(9.5 * scale), 1.0, -1)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 1.0 * scale)
+    state = board * (1 - 0.6 * shadow[..., None])
+    for x, y in coins:
+        cv2.circle(state, (round(x * scale), round((300 - y) * scale)), round(9.5 * scale),
+                   (120, 175, 215), -1, cv2.LINE_AA)
+    observer = CoinObserver(view)
+    observer.start(view.warp(board.astype(np.uint8)))
+    found = observer.compare(view.warp(state.astype(np.uint8))).stopped
+    assert len(found) == 2
+    for coin in found:
+        assert min(np.hypot(*np.subtract(coin.center, c)) for c in coins) < 0.5
