@@ -71,7 +71,7 @@ EXCLUDED: Final[dict[str, str]] = {
 
 #: Procedural designs (synth/procedural.py) that train alongside the packaged ones: many more
 #: index typefaces, sizes, layouts and court letters than the packages have.
-PROCEDURAL_TRAIN: Final = 24
+PROCEDURAL_TRAIN: Final = 96
 SPLITS.update({f"proc:{i:02d}": "train" for i in range(PROCEDURAL_TRAIN)})
 
 

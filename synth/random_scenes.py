@@ -20,6 +20,7 @@ from synth.camera import random_camera
 from synth.decks import Split, decks_for
 from synth.hands import random_hand
 from synth.pieces import COIN_MM, COIN_VALUES, SUIT_GLYPHS, TOKEN_MM, distractor_sprite
+from synth.procedural import is_procedural
 from synth.scene import BoardPainter, Placed, Renderer, Scene, card
 
 CODES = [r + s for r in "A23456789TJQK" for s in "SHDC"]
@@ -55,9 +56,17 @@ def random_scene(rng: np.random.Generator, split: Split, *,
                  decks: list[str] | None = None) -> tuple[Renderer, Scene, str]:
     """A renderer (camera, table, light) and a scene of cards; returns the deck too."""
     pool = decks or decks_for(split)
+    procedural = [d for d in pool if is_procedural(d)]
+    if procedural and len(procedural) < len(pool):
+        # Half the scenes show a packaged design (real court art, real layouts), half one
+        # of the many procedural ones (index typefaces); pools without both draw evenly.
+        pool = procedural if rng.random() < 0.5 else [d for d in pool if d not in procedural]
     deck = pool[int(rng.integers(len(pool)))]
-    close = rng.random() < 0.35  # phone-style close-ups: a few cards fill the frame
-    view = float(rng.uniform(180, 330) if close else rng.uniform(420, 800))
+    # Phone-style close-ups: a few cards fill the frame (a card up to half the image's
+    # width, as in hand-held photos); otherwise a webcam's view of a playing area.
+    close = rng.random() < 0.45
+    view = float(np.exp(rng.uniform(np.log(110), np.log(330))) if close
+                 else rng.uniform(420, 800))
     n = int(rng.integers(1, 6) if close else rng.integers(3, 16))
     codes = [str(c) for c in rng.choice([*CODES, "JK"], size=n, replace=False)]
     placed: list[Placed] = []

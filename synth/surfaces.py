@@ -90,6 +90,24 @@ def felt(rng: np.random.Generator, size: tuple[int, int]) -> Image:
     return np.clip(texture, 0, 255).astype(np.uint8)
 
 
+def carpet(rng: np.random.Generator, size: tuple[int, int], px_per_mm: float) -> Image:
+    """Procedural carpet or rough rug: tufts a few mm across in strong light and shade
+    (home tables and floors where people photograph cards), over a slow colour drift."""
+    width, height = size
+    base = rng.choice([(190, 170, 140), (150, 130, 100), (120, 120, 115), (90, 75, 60),
+                       (170, 160, 150), (70, 80, 100), (140, 60, 50)])
+    base = np.array(base, dtype=np.float32)[::-1] * rng.uniform(0.75, 1.15)
+    tuft_px = max(1.5, float(rng.uniform(1.0, 3.5)) * px_per_mm)
+    cells = (max(2, round(height / tuft_px)), max(2, round(width / tuft_px)))
+    tufts = cv2.resize(rng.normal(0, 1, cells).astype(np.float32), (width, height),
+                       interpolation=cv2.INTER_CUBIC)
+    tufts = np.tanh(1.5 * tufts)  # bright loops, dark gaps between them
+    drift = cv2.resize(rng.normal(0, 1, (4, 6)).astype(np.float32), (width, height),
+                       interpolation=cv2.INTER_CUBIC)
+    shade = 1 + float(rng.uniform(0.12, 0.35)) * tufts + 0.05 * drift
+    return np.clip(shade[..., None] * base[None, None, :], 0, 255).astype(np.uint8)
+
+
 def table_surface(rng: np.random.Generator, size: tuple[int, int],
                   px_per_mm: float) -> Image:
     """A table top covering ``size`` (w, h) pixels at ``px_per_mm``. Made at half
@@ -121,4 +139,6 @@ def _table_surface(rng: np.random.Generator, size: tuple[int, int],
             out = tiled[y0:y0 + height, x0:x0 + width]
             tint = rng.uniform(0.8, 1.15, size=3).astype(np.float32)
             return np.clip(out.astype(np.float32) * tint, 0, 255).astype(np.uint8)
+    if rng.random() < 0.4:
+        return carpet(rng, size, px_per_mm)
     return felt(rng, size)
