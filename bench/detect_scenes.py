@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -26,6 +27,7 @@ from shapely.geometry import Polygon
 from referee.detection.cards import CardIdentifier
 from referee.detection.crops import order_corners
 from referee.detection.detect import detect
+from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
 from synth.random_scenes import random_scene
 
 MIN_WIDTH_PX = 45.0
@@ -44,8 +46,12 @@ def main() -> None:
     parser.add_argument("--split", default="test", choices=["train", "val", "test"])
     parser.add_argument("--scenes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=77)
+    parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
+                        help="outlines from the shape finder, the learned detector, or both")
+    parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
     args = parser.parse_args()
     identifier = CardIdentifier()
+    detector = None if args.finder == "shapes" else CardDetector(args.detector)
     rng = np.random.default_rng(args.seed)
     times: list[float] = []
     cards = found = tight = right = detections = matched = 0
@@ -57,7 +63,7 @@ def main() -> None:
         assert ok
         started = time.perf_counter()
         decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
-        result = detect(decoded, identifier)
+        result = detect(decoded, identifier, detector, args.finder != "learned")
         times.append(time.perf_counter() - started)
         outlines = [np.array(c.corners) for c in result.cards]
         detections += len(outlines)
@@ -90,7 +96,7 @@ def main() -> None:
 
     ms = 1000 * np.array(times)
     print(json.dumps({
-        "split": args.split, "scenes": args.scenes, "cards": cards,
+        "split": args.split, "finder": args.finder, "scenes": args.scenes, "cards": cards,
         "found_pct": pct(found, cards), "outline_iou_0.9_pct": pct(tight, cards),
         "fully_visible": {"cards": full_cards, "found_pct": pct(full_found, full_cards),
                           "outline_iou_0.9_pct": pct(full_tight, full_cards)},

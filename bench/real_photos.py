@@ -21,6 +21,7 @@ import numpy as np
 
 from referee.detection.cards import CardIdentifier
 from referee.detection.detect import detect
+from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
 
 ROOT = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "edje-cards"
 RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
@@ -71,9 +72,13 @@ def main() -> None:
     parser.add_argument("--split", default="test", choices=["train", "test"])
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--csv", type=Path)
+    parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
+                        help="outlines from the shape finder, the learned detector, or both")
+    parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
     args = parser.parse_args()
     labels = load_labels(args.root, args.split)
     identifier = CardIdentifier()
+    detector = None if args.finder == "shapes" else CardDetector(args.detector)
     found = false_pos = missed = rank_ok = 0
     rows: list[dict[str, object]] = []
     seconds = 0.0
@@ -82,7 +87,7 @@ def main() -> None:
         if image is None:
             continue
         started = time.perf_counter()
-        cards = detect(image, identifier).cards
+        cards = detect(image, identifier, detector, args.finder != "learned").cards
         seconds += time.perf_counter() - started
         detected = [box_of(np.array(c.corners)) for c in cards]
         matches = match([box for _, box in boxes], detected)
@@ -104,7 +109,8 @@ def main() -> None:
             writer.writeheader()
             writer.writerows(rows)
     print(json.dumps({
-        "split": args.split, "images": len(labels), "labelled_cards": found + missed,
+        "split": args.split, "finder": args.finder, "images": len(labels),
+        "labelled_cards": found + missed,
         "recall_pct": round(100 * found / max(found + missed, 1), 1),
         "precision_pct": round(100 * found / max(found + false_pos, 1), 1),
         "rank_accuracy_of_found_pct": round(100 * rank_ok / max(found, 1), 1),

@@ -326,7 +326,13 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
 
     from referee.calibration.errors import CalibrationError
     from referee.calibration.model import load_calibration
-    from referee.detection.detect import DetectError, annotate, load_identifier, read_image
+    from referee.detection.detect import (
+        DetectError,
+        annotate,
+        load_detector,
+        load_identifier,
+        read_image,
+    )
     from referee.detection.detect import detect as run_detect
 
     try:
@@ -337,7 +343,11 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     identifier, warning = load_identifier()
     if warning:
         click.echo(f"referee: warning: {warning}; cards are reported as ??", err=True)
-    found = run_detect(picture, identifier)
+    detector, missing = load_detector()
+    if missing:
+        click.echo(f"referee: warning: {missing}; outlines come from the shape finder only",
+                   err=True)
+    found = run_detect(picture, identifier, detector)
     result = found.to_json()
     if calibration is not None:
         plane = calibration.plane

@@ -3,10 +3,13 @@
     python -m synth.export --out /tmp/cards3 --count 5000 --seed 3
     YOLO_OFFLINE=1 python -m training.card_detector --data /tmp/cards3/detect-obb --epochs 12
 
+(models/README.md has the exact commands of the shipped model.)
+
 Trained from scratch (no pretrained weights exist here) on the rendered scenes' whole-card
 outlines (covered parts included), so it can give a card's full outline when one end is
-under another card. Outputs ``models/card_detector.onnx`` (what the referee would run with
-onnxruntime), ``models/card_detector.pt`` and ``models/card_detector.json``.
+under another card. Outputs ``models/card_detector.onnx`` (what the referee runs with
+onnxruntime; weights quantised to 8 bits), ``models/card_detector.pt`` and
+``models/card_detector.json``.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
 def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
-          init: Path | None = None, fraction: float = 1.0) -> dict[str, object]:
+          init: Path | None = None, fraction: float = 1.0,
+          mosaic: float = 1.0) -> dict[str, object]:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # training-only dependency
 
@@ -32,21 +36,26 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
         data=str(data / "data.yaml"), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu",
         workers=2, pretrained=init is not None, project=str(out), name="card_detector",
         exist_ok=True, plots=False, amp=False, fraction=fraction, patience=50,
-        fliplr=0.5, degrees=0.0, mosaic=1.0, close_mosaic=2, verbose=False,
+        fliplr=0.5, degrees=0.0, mosaic=mosaic, close_mosaic=2, verbose=False,
     )
     seconds = time.perf_counter() - started
     best = Path(results.save_dir) / "weights" / "best.pt"
     trained = YOLO(str(best))
     onnx_path = Path(trained.export(format="onnx", imgsz=imgsz, simplify=True))
     MODELS.mkdir(exist_ok=True)
-    shutil.copy(onnx_path, MODELS / "card_detector.onnx")
+    # Weights to 8 bits: 3.3 MB instead of 12.4, the same figures on the real photos
+    # (edje test, both finders: recall 66.4%, precision 84.8% vs 84.1%, rank 87.4% vs 88.4%).
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(onnx_path), str(MODELS / "card_detector.onnx"),
+                     weight_type=QuantType.QUInt8)
     shutil.copy(best, MODELS / "card_detector.pt")
     metrics = getattr(results, "results_dict", {}) or {}
     meta = {
         "task": "obb", "classes": ["card"], "imgsz": imgsz,
         "input": "RGB, 1 x 3 x imgsz x imgsz letterboxed, values 0-1",
         "trained_on": str(data), "epochs": epochs, "fraction": fraction,
-        "continued_from": str(init) if init else None, "batch": batch,
+        "continued_from": str(init) if init else None, "batch": batch, "mosaic": mosaic,
         "train_seconds": round(seconds),
         "val": {k: round(float(v), 4) for k, v in metrics.items()},
     }
@@ -63,9 +72,11 @@ def main() -> None:
     parser.add_argument("--fraction", type=float, default=1.0)
     parser.add_argument("--out", type=Path, default=Path("/tmp/card_detector_runs"))
     parser.add_argument("--init", type=Path, help="go on from these weights (.pt)")
+    parser.add_argument("--mosaic", type=float, default=1.0,
+                        help="share of 4-image mosaics (they halve the cards' size)")
     args = parser.parse_args()
     print(json.dumps(train(args.data, args.epochs, args.imgsz, args.batch, args.out,
-                           args.init, args.fraction)))
+                           args.init, args.fraction, args.mosaic)))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,19 @@ from pathlib import Path
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
+def merged(sources: list[Path], out: Path) -> Path:
+    """One classification set (``train``/``val``/class folders) holding every source's crops,
+    hard-linked (no copies) under names prefixed by the source's position."""
+    for number, source in enumerate(sources):
+        for crop in sorted(source.glob("*/*/*.png")):
+            split, label = crop.parent.parent.name, crop.parent.name
+            target = out / split / label / f"{number}_{crop.name}"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists():
+                os.link(crop, target)
+    return out
+
+
 def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
           init: Path | None = None) -> dict[str, object]:
     os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -68,14 +81,16 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--data", type=Path, required=True, nargs="+",
+                        help="one or more exports' classify/ folders (several are merged)")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--imgsz", type=int, default=64)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--out", type=Path, default=Path("/tmp/card_index_runs"))
     parser.add_argument("--init", type=Path, help="go on from these weights (.pt)")
     args = parser.parse_args()
-    print(json.dumps(train(args.data, args.epochs, args.imgsz, args.batch, args.out,
+    data = args.data[0] if len(args.data) == 1 else merged(args.data, args.out / "merged-data")
+    print(json.dumps(train(data, args.epochs, args.imgsz, args.batch, args.out,
                            args.init)))
 
 

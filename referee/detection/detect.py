@@ -11,12 +11,15 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.detection.cards import NOT_A_CARD, UNSURE, CardIdentifier, ModelMissingError
-from referee.detection.outlines import find_cards
+from referee.detection.learned import CardDetector, overlap
+from referee.detection.outlines import Outline, find_cards
 
 Image = npt.NDArray[np.uint8]
 #: Below this identity confidence an outline is dropped as no card (``detect`` only: the
 #: tracker knows cards from how the table changed, and keeps them as ``??``).
 MIN_CARDNESS: Final = 0.3
+#: A shape-finder outline overlapping a learned one this much is the same card.
+SAME_CARD_IOU: Final = 0.5
 
 
 class DetectError(ValueError):
@@ -55,22 +58,51 @@ def read_image(path: Path) -> Image:
     return np.asarray(image, dtype=np.uint8)
 
 
-def detect(image: Image, identifier: CardIdentifier | None) -> Detections:
-    outlines = find_cards(image)
+def find_outlines(image: Image, detector: CardDetector | None,
+                  shapes_too: bool = True) -> list[Outline]:
+    """Candidate card outlines: the learned detector's (whole cards, also partly covered
+    ones) and (``shapes_too``) the shape finder's (tight corners for a card lying apart).
+    Both may find the same card; ``detect`` keeps the better-read one."""
+    if detector is None:
+        return find_cards(image)
+    learned = detector.find(image)
+    return [*learned, *find_cards(image)] if shapes_too else learned
+
+
+def distinct(outlines: list[Outline], priority: list[float]) -> list[int]:
+    """Indices of the outlines kept when, of two overlapping as the same card (IoU >=
+    SAME_CARD_IOU), only the one of higher priority stays; highest priority first."""
+    kept: list[int] = []
+    for i in sorted(range(len(outlines)), key=lambda i: -priority[i]):
+        if all(overlap(outlines[i].corners, outlines[j].corners) < SAME_CARD_IOU
+               for j in kept):
+            kept.append(i)
+    return kept
+
+
+def detect(image: Image, identifier: CardIdentifier | None,
+           detector: CardDetector | None = None, shapes_too: bool = True) -> Detections:
+    outlines = find_outlines(image, detector, shapes_too)
     warnings: list[str] = []
     readings: list[tuple[str, float]]
     if identifier is None:
         warnings.append("no card model: identities are ??")
+        outlines = [outlines[i] for i in distinct(outlines, [o.score for o in outlines])]
         readings = [(UNSURE, 0.0)] * len(outlines)
     else:
         found = identifier.identify_many(image, [o.corners for o in outlines])
         # An outline whose both corners read as table or clutter is no card.
         # An outline read with hardly any confidence is, on real photos, mostly not a card
         # (paper, a box): 71 such false finds against 8 cards on edje-cards/train.
-        keep = [not all(cls == NOT_A_CARD for cls, _ in r.corners)
-                and r.confidence >= MIN_CARDNESS for r in found]
-        outlines = [o for o, k in zip(outlines, keep, strict=True) if k]
-        readings = [(r.card, r.confidence) for r, k in zip(found, keep, strict=True) if k]
+        cardlike = [i for i, r in enumerate(found)
+                    if not all(cls == NOT_A_CARD for cls, _ in r.corners)
+                    and r.confidence >= MIN_CARDNESS]
+        # Of outlines of the same card, the one whose corners read best has them in place.
+        chosen = [cardlike[k] for k in distinct(
+            [outlines[i] for i in cardlike],
+            [found[i].confidence + 1e-3 * outlines[i].score for i in cardlike])]
+        outlines = [outlines[i] for i in chosen]
+        readings = [(found[i].card, found[i].confidence) for i in chosen]
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
     return Detections(cards, warnings=warnings)
@@ -79,6 +111,13 @@ def detect(image: Image, identifier: CardIdentifier | None) -> Detections:
 def load_identifier() -> tuple[CardIdentifier | None, str | None]:
     try:
         return CardIdentifier(), None
+    except ModelMissingError as error:
+        return None, str(error)
+
+
+def load_detector() -> tuple[CardDetector | None, str | None]:
+    try:
+        return CardDetector(), None
     except ModelMissingError as error:
         return None, str(error)
 

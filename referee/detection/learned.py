@@ -1,0 +1,101 @@
+"""Whole-card outlines from the learned oriented-box detector, run by onnxruntime.
+
+The model (``models/card_detector.onnx``, YOLOv8n-obb trained from scratch on rendered
+scenes, see models/README.md) has one class, "card", and gives each card's whole outline,
+the covered part too. Its raw output is decoded here (letterbox undone, rotated boxes to
+corners, overlapping boxes suppressed), so the runtime needs neither torch nor ultralytics.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from shapely.geometry import Polygon
+
+from referee.detection.cards import MODELS_DIR, ModelMissingError
+from referee.detection.outlines import Outline
+
+Image = npt.NDArray[np.uint8]
+DEFAULT_DETECTOR: Final = MODELS_DIR / "card_detector.onnx"
+#: Boxes scored below this are not kept (the identity check then drops non-cards).
+MIN_SCORE: Final = 0.25
+#: Of two boxes overlapping more than this (intersection over union), the weaker goes.
+#: Cards in a fan or a pile overlap a lot but seldom this much.
+NMS_IOU: Final = 0.7
+LETTERBOX_GREY: Final = 114
+
+
+class CardDetector:
+    """Finds cards' whole outlines (4 corners, image pixels) in a BGR image."""
+
+    def __init__(self, model: Path = DEFAULT_DETECTOR, *, threads: int = 2) -> None:
+        if not model.exists():
+            raise ModelMissingError(f"card detector {model} not found (see models/README.md)")
+        self.model_path = model
+        meta = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
+        self.size = int(meta["imgsz"])
+        self.threads = threads
+
+    @cached_property
+    def _session(self) -> Any:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        return onnxruntime.InferenceSession(str(self.model_path), options,
+                                            providers=["CPUExecutionProvider"])
+
+    def _letterbox(self, image: Image) -> tuple[npt.NDArray[np.float32], float, float, float]:
+        height, width = image.shape[:2]
+        scale = min(self.size / height, self.size / width)
+        new_w, new_h = round(width * scale), round(height * scale)
+        resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA)
+        pad_x, pad_y = (self.size - new_w) / 2, (self.size - new_h) / 2
+        top, left = round(pad_y - 0.1), round(pad_x - 0.1)
+        canvas = np.full((self.size, self.size, 3), LETTERBOX_GREY, np.uint8)
+        canvas[top:top + new_h, left:left + new_w] = resized
+        tensor = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        return np.ascontiguousarray(tensor), scale, float(left), float(top)
+
+    def find(self, image: Image, min_score: float = MIN_SCORE) -> list[Outline]:
+        """Card outlines, best first."""
+        tensor, scale, left, top = self._letterbox(image)
+        session = self._session
+        raw = session.run(None, {session.get_inputs()[0].name: tensor})[0][0]  # 6 x N
+        return decode(np.asarray(raw, np.float64), scale, left, top, min_score)
+
+
+def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
+           min_score: float = MIN_SCORE) -> list[Outline]:
+    """Rows cx, cy, w, h, score, angle (radians) of a one-class OBB head -> outlines."""
+    keep = raw[4] >= min_score
+    boxes = raw[:, keep].T
+    boxes = boxes[np.argsort(-boxes[:, 4])]
+    chosen: list[tuple[Polygon, Outline]] = []
+    for cx, cy, w, h, score, angle in boxes:
+        corners = cv2.boxPoints(((cx, cy), (w, h), float(np.degrees(angle))))
+        corners = (np.asarray(corners, np.float64) - (left, top)) / scale
+        polygon = Polygon(corners)
+        if polygon.area <= 0 or any(_iou(polygon, other) > NMS_IOU for other, _ in chosen):
+            continue
+        chosen.append((polygon, Outline(corners, float(score))))
+    return [outline for _, outline in chosen]
+
+
+def overlap(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
+    """Intersection over union of two 4-corner outlines."""
+    return _iou(Polygon(np.asarray(a)), Polygon(np.asarray(b)))
+
+
+def _iou(a: Polygon, b: Polygon) -> float:
+    if not a.intersects(b):
+        return 0.0
+    inter = a.intersection(b).area
+    return float(inter / (a.area + b.area - inter))

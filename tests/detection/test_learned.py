@@ -1,0 +1,51 @@
+"""Decoding the learned card detector's raw output (no model file needed)."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.detection.cards import ModelMissingError
+from referee.detection.detect import distinct
+from referee.detection.learned import CardDetector, decode, overlap
+from referee.detection.outlines import Outline
+
+
+def _raw(*boxes: tuple[float, float, float, float, float, float]) -> np.ndarray:
+    return np.array(boxes, np.float64).T  # rows cx, cy, w, h, score, angle
+
+
+def test_decode_undoes_the_letterbox_and_keeps_the_best_of_overlapping_boxes() -> None:
+    raw = _raw((110, 120, 50, 70, 0.6, 0.0),        # a card
+               (112, 121, 50, 70, 0.9, 0.0),        # the same card, scored higher
+               (300, 200, 50, 70, 0.5, math.pi / 6),  # another card, turned 30 degrees
+               (400, 400, 50, 70, 0.1, 0.0))        # too weak
+    outlines = decode(raw, scale=0.5, left=10.0, top=20.0)
+    assert [round(o.score, 2) for o in outlines] == [0.9, 0.5]
+    first = outlines[0].corners
+    # letterboxed (112, 121) -> image ((112 - 10) / 0.5, (121 - 20) / 0.5) = (204, 202)
+    assert np.allclose(first.mean(axis=0), (204, 202))
+    sides = sorted(np.linalg.norm(first - np.roll(first, 1, axis=0), axis=1))
+    assert np.allclose(sides, [100, 100, 140, 140])
+    turned = outlines[1].corners
+    edge = turned[1] - turned[0]
+    assert math.degrees(math.atan2(edge[1], edge[0])) % 90 == pytest.approx(30, abs=0.01)
+
+
+def test_cards_in_a_fan_overlap_but_are_kept_apart() -> None:
+    raw = _raw((100, 100, 60, 84, 0.8, 0.0), (125, 100, 60, 84, 0.7, 0.2))
+    assert len(decode(raw, 1.0, 0.0, 0.0)) == 2
+
+
+def test_distinct_keeps_the_higher_priority_of_the_same_card() -> None:
+    square = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], np.float64)
+    outlines = [Outline(square, 0.5), Outline(square + 1, 0.9), Outline(square + 200, 0.1)]
+    assert overlap(outlines[0].corners, outlines[1].corners) > 0.9
+    assert distinct(outlines, [0.9, 0.4, 0.2]) == [0, 2]
+    assert distinct(outlines, [0.1, 0.4, 0.2]) == [1, 2]
+
+
+def test_a_missing_detector_model_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelMissingError, match="not found"):
+        CardDetector(tmp_path / "card_detector.onnx")
