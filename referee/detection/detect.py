@@ -18,7 +18,7 @@ Image = npt.NDArray[np.uint8]
 #: Below this identity confidence an outline is dropped as no card (``detect`` only: the
 #: tracker knows cards from how the table changed, and keeps them as ``??``).
 MIN_CARDNESS: Final = 0.3
-#: A shape-finder outline overlapping a learned one this much is the same card.
+#: Two outlines overlapping this much (intersection over union) are the same card.
 SAME_CARD_IOU: Final = 0.5
 
 

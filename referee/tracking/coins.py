@@ -31,11 +31,11 @@ SEPARATION: Final = 1.4
 #: Closing kernel, as a share of the coin's diameter.
 CLOSE_FRACTION: Final = 0.6
 #: A coin's unshadowed strong change is a whole disc when this share of the coin's area
-#: lies within STRONG_REACH radii of its centre; its unshadowed faint change (which may
+#: lies within DISC_REACH radii of its centre; its unshadowed faint change (which may
 #: lose the rim) is the coin when it holds MOST_OF_DISC.
 WHOLE_DISC: Final = 0.85
 MOST_OF_DISC: Final = 0.6
-STRONG_REACH: Final = 1.15
+DISC_REACH: Final = 1.15
 #: A shadow: every channel at most this share of the board's, all within this of each other.
 SHADOW_DARKER: Final = 0.9
 SHADOW_TINT: Final = 0.1
@@ -127,7 +127,7 @@ def _shadow(state: Image, background: Image) -> npt.NDArray[np.bool_]:
 def _centre(masks: list[tuple[npt.NDArray[np.uint8], float]], rough: tuple[float, float],
             radius_px: float) -> npt.NDArray[np.float64]:
     """A coin's centre (raster): the middle of the first of ``masks`` that holds the coin
-    as a disc (at least its share of the coin's area within STRONG_REACH radii), else
+    as a disc (at least its share of the coin's area within DISC_REACH radii), else
     ``rough``. The faint change around a coin holds its shadow, on the side away from the
     light, which pulls a centre taken from it by up to 4 mm; the masks leave shadows out."""
     for mask, share in masks:
@@ -138,7 +138,7 @@ def _centre(masks: list[tuple[npt.NDArray[np.uint8], float]], rough: tuple[float
         xs, ys = xs + x0, ys + y0
         for _ in range(3):
             reach = (xs - centre[0]) ** 2 + (ys - centre[1]) ** 2 <= \
-                (STRONG_REACH * radius_px) ** 2
+                (DISC_REACH * radius_px) ** 2
             if reach.sum() < share * math.pi * radius_px ** 2:
                 break
             centre = np.array([xs[reach].mean(), ys[reach].mean()])
