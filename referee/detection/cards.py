@@ -8,7 +8,6 @@ is not confident enough is reported as ``??``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -18,19 +17,17 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.detection.crops import INDEX_CROP_PX, index_crops
+from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
+
+__all__ = ["MODELS_DIR", "CardIdentifier", "CardReading", "ModelMissingError"]
 
 Image = npt.NDArray[np.uint8]
-MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL: Final = MODELS_DIR / "card_index.onnx"
 UNSURE: Final = "??"
 #: The classifier's class for a corner that is table or clutter, not a card.
 NOT_A_CARD: Final = "other"
 #: Below this probability a reading is "??" (measured on validation decks, models/README.md).
 MIN_CONFIDENCE: Final = 0.6
-
-
-class ModelMissingError(RuntimeError):
-    """The card model file is not there (train it: models/README.md)."""
 
 
 @dataclass(frozen=True)
@@ -46,22 +43,14 @@ class CardIdentifier:
     """Reads card identities with the ONNX index-corner classifier."""
 
     def __init__(self, model: Path = DEFAULT_MODEL, *, threads: int = 1) -> None:
-        if not model.exists():
-            raise ModelMissingError(f"card model {model} not found (see models/README.md)")
+        meta = read_meta(model, "card model")
         self.model_path = model
-        meta = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
         self.classes: list[str] = list(meta["classes"])
         self.threads = threads
 
     @cached_property
     def _session(self) -> Any:
-        import onnxruntime  # imported on first use: a replay without cards never needs it
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self.threads
-        options.inter_op_num_threads = 1
-        return onnxruntime.InferenceSession(str(self.model_path), options,
-                                            providers=["CPUExecutionProvider"])
+        return cpu_session(self.model_path, self.threads)
 
     def probabilities(self, crops: list[Image]) -> npt.NDArray[np.float32]:
         """Class probabilities (N x classes) for BGR index crops of INDEX_CROP_PX square."""

@@ -8,7 +8,6 @@ corners, overlapping boxes suppressed), so the runtime needs neither torch nor u
 
 from __future__ import annotations
 
-import json
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
@@ -18,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from shapely.geometry import Polygon
 
-from referee.detection.cards import MODELS_DIR, ModelMissingError
+from referee.detection.onnx_model import MODELS_DIR, cpu_session, read_meta
 from referee.detection.outlines import Outline
 
 Image = npt.NDArray[np.uint8]
@@ -35,22 +34,14 @@ class CardDetector:
     """Finds cards' whole outlines (4 corners, image pixels) in a BGR image."""
 
     def __init__(self, model: Path = DEFAULT_DETECTOR, *, threads: int = 2) -> None:
-        if not model.exists():
-            raise ModelMissingError(f"card detector {model} not found (see models/README.md)")
+        meta = read_meta(model, "card detector")
         self.model_path = model
-        meta = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
         self.size = int(meta["imgsz"])
         self.threads = threads
 
     @cached_property
     def _session(self) -> Any:
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self.threads
-        options.inter_op_num_threads = 1
-        return onnxruntime.InferenceSession(str(self.model_path), options,
-                                            providers=["CPUExecutionProvider"])
+        return cpu_session(self.model_path, self.threads)
 
     def _letterbox(self, image: Image) -> tuple[npt.NDArray[np.float32], float, float, float]:
         height, width = image.shape[:2]
