@@ -11,6 +11,7 @@ everything above it, and the camera itself.
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -177,11 +178,24 @@ def deck_paths(deck: str) -> dict[str, Any]:
     return rasterise_deck(installed_decks()[deck])
 
 
+#: Procedural designs from this number on are in no deck split: they stand in for the joker
+#: or back of a packaged design that has none.
+STAND_IN_FIRST = 1000
+
+
+def stand_in(deck: str) -> str:
+    """The procedural design whose joker and back a packaged ``deck`` without them shows."""
+    return f"proc:{STAND_IN_FIRST + zlib.crc32(deck.encode()) % 100}"
+
+
 @lru_cache(maxsize=4096)
-def _card_art(deck: str, code: str) -> Image:
+def card_art(deck: str, code: str) -> Image:
     paths = deck_paths(deck)
-    if code not in paths:  # a deck without a joker: show its back rather than fail
-        code = "back" if "back" in paths else next(iter(paths))
+    if code not in paths:
+        # Many kde designs have no joker, some no back: draw another design's, so that the
+        # picture shows what the label says (drawing a substitute card would teach the
+        # classifier that an ace of spades is a joker).
+        paths = deck_paths(stand_in(deck))
     return load_card(paths[code])
 
 
@@ -189,7 +203,7 @@ def _sprite(obj: Placed) -> tuple[Image, float]:
     """RGBA artwork and its pixels per mm."""
     if obj.kind == "card":
         assert obj.deck is not None
-        return _card_art(obj.deck, obj.label), ART_PX_PER_MM
+        return card_art(obj.deck, obj.label), ART_PX_PER_MM
     if obj.kind == "coin":
         colour, ink = obj.sprite_key or ((170, 200, 220), (30, 30, 30))
         return coin_sprite(obj.label, colour, ink), SPRITE_PX_PER_MM
@@ -197,8 +211,10 @@ def _sprite(obj: Placed) -> tuple[Image, float]:
         return token_sprite(obj.label), SPRITE_PX_PER_MM
     if obj.kind == "die":
         return d4_sprite(int(obj.label)), SPRITE_PX_PER_MM
-    sprite = obj.sprite_key[0] if obj.sprite_key else np.zeros((4, 4, 4), np.uint8)
-    return np.asarray(sprite, dtype=np.uint8), SPRITE_PX_PER_MM
+    if not obj.sprite_key:
+        return np.zeros((4, 4, 4), np.uint8), SPRITE_PX_PER_MM
+    sprite = np.asarray(obj.sprite_key[0], dtype=np.uint8)
+    return sprite, sprite.shape[1] / obj.size_mm[0]  # distractors come at any scale
 
 
 def stamp(canvas: TableCanvas, target: Image, obj: Placed, *,

@@ -10,7 +10,8 @@ from synth import effects
 from synth.camera import Camera, random_camera
 from synth.decks import EXCLUDED, SPLITS, decks_for
 from synth.hands import HandPose
-from synth.scene import Placed, Renderer, Scene, card
+from synth.pieces import PRINT_PX_PER_MM, print_sprite
+from synth.scene import Placed, Renderer, Scene, card, card_art, deck_paths, stand_in
 
 DECK = "aisleriot:anglo_poker"
 CLEAN = effects.Photometry.random(np.random.default_rng(0), clean=True)
@@ -133,3 +134,25 @@ def test_carpet_has_tufts_a_few_mm_across() -> None:
     near = np.corrcoef(grey[:, :-1].ravel(), grey[:, 1:].ravel())[0, 1]
     far = np.corrcoef(grey[:, :-40].ravel(), grey[:, 40:].ravel())[0, 1]
     assert near > 0.8 and far < 0.3
+
+
+def test_a_design_without_a_joker_or_back_shows_a_stand_ins_not_another_card() -> None:
+    # kde:svg-standard has neither: its "joker" once rendered as its ace of spades, so the
+    # ground truth said JK where the picture showed AS (and taught that to the classifier).
+    deck = "kde:svg-standard"
+    assert "JK" not in deck_paths(deck) and "back" not in deck_paths(deck)
+    ace = card_art(deck, "AS")
+    for code in ("JK", "back"):
+        art = card_art(deck, code)
+        assert np.abs(art.astype(int) - ace.astype(int)).mean() > 10
+        assert np.array_equal(art, card_art(stand_in(deck), code))
+    assert stand_in(deck) not in {d for split in SPLITS for d in decks_for(split)}
+
+
+def test_printed_matter_is_page_sized_opaque_and_busy() -> None:
+    for seed in range(6):
+        sprite = print_sprite(np.random.default_rng(seed))
+        h_mm, w_mm = np.array(sprite.shape[:2]) / PRINT_PX_PER_MM
+        assert 110 <= w_mm <= 260 and 140 <= h_mm <= 300
+        assert (sprite[..., 3] == 255).all()
+        assert sprite[..., :3].std() > 10
