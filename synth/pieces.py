@@ -134,3 +134,58 @@ def distractor_sprite(rng: np.random.Generator) -> Image:
             cv2.rectangle(rgba, (inner, inner * 3), (w - inner, h - inner * 3),
                           (25, 25, 30, 255), -1)
     return rgba
+
+
+#: Words for the text of printed matter (newspapers, boxes, book covers).
+_WORDS: Final = ("the", "game", "shocked", "and", "news", "table", "cards", "play", "world",
+                 "report", "city", "new", "win", "best", "score", "home", "edition", "sale")
+PRINT_PX_PER_MM: Final = 2.0  # printed matter is large: drawn at half the sprite scale
+
+
+def print_sprite(rng: np.random.Generator) -> Image:
+    """Printed matter cards are photographed on or beside: a newspaper or magazine page
+    (columns of text, a photo), or a book or game box (a picture under a title). Drawn at
+    ``PRINT_PX_PER_MM``; straight-edged, light and busy like a card, but no card."""
+    from synth.surfaces import load_surface, surface_files  # pictures: the table textures
+
+    px = PRINT_PX_PER_MM
+    w, h = int(rng.uniform(110, 260) * px), int(rng.uniform(140, 300) * px)
+    rgba = np.zeros((h, w, 4), np.uint8)
+    files = surface_files()
+    picture_box = None
+    if rng.random() < 0.5:  # a page of print
+        rgba[:, :] = (*(int(c) for c in rng.integers(200, 245, 3)), 255)
+        columns = int(rng.integers(2, 5))
+        gap = int(4 * px)
+        col_w = (w - gap * (columns + 1)) // columns
+        line = int(rng.uniform(3.0, 5.0) * px)
+        for c in range(columns):
+            x0 = gap + c * (col_w + gap)
+            for y in range(int(18 * px), h - gap, line):
+                text = " ".join(rng.choice(_WORDS, size=6))
+                cv2.putText(rgba, text, (x0, y), cv2.FONT_HERSHEY_SIMPLEX, line / 40,
+                            (40, 40, 40, 255), 1, cv2.LINE_AA)
+        cv2.putText(rgba, " ".join(rng.choice(_WORDS, size=3)).upper(), (gap, int(13 * px)),
+                    cv2.FONT_HERSHEY_DUPLEX, 1.0 * px / 2, (10, 10, 10, 255), 2, cv2.LINE_AA)
+        if rng.random() < 0.6:
+            pw, ph = int(w * rng.uniform(0.3, 0.6)), int(h * rng.uniform(0.2, 0.4))
+            picture_box = (int(rng.integers(gap, max(gap + 1, w - pw - gap))),
+                           int(rng.integers(int(20 * px), max(int(20 * px) + 1, h - ph - gap))),
+                           pw, ph)
+    else:  # a box or cover: a picture nearly edge to edge, a title
+        rgba[:, :] = (*(int(c) for c in rng.integers(0, 255, 3)), 255)
+        border = int(rng.uniform(0, 8) * px)
+        picture_box = (border, border, w - 2 * border, h - 2 * border)
+    if picture_box is not None and files:
+        x, y, pw, ph = picture_box
+        photo = load_surface(files[int(rng.integers(len(files)))])
+        if photo is not None and pw > 4 and ph > 4:
+            rgba[y:y + ph, x:x + pw, :3] = cv2.resize(photo, (pw, ph),
+                                                      interpolation=cv2.INTER_AREA)
+            if rng.random() < 0.7:
+                colour = tuple(int(c) for c in rng.integers(0, 255, 3))
+                cv2.putText(rgba, " ".join(rng.choice(_WORDS, size=2)).upper(),
+                            (x + int(5 * px), y + int(20 * px)), cv2.FONT_HERSHEY_TRIPLEX,
+                            float(rng.uniform(0.8, 1.6)) * px / 2, (*colour, 255), 2,
+                            cv2.LINE_AA)
+    return rgba

@@ -60,6 +60,14 @@ PIPS: Final[dict[int, list[tuple[float, float]]]] = {
 }
 
 
+#: Back designs: 0-3 lines and dots, 4 a picture, 5 a tiled motif, 6 an emblem on plain.
+BACK_STYLES: Final = 7
+#: Joker corners: the word upright, a star, stacked letters, the word across the top.
+JOKER_STYLES: Final = 4
+STAR: Final = "\u2605"
+MOTIFS: Final = ("\u2605", "\u2666", "\u25cf", "\u2726", "\u273f", "\u2740", "\u25c6", "\u2756")
+
+
 #: The largest pip (mm tall) that keeps each layout's pips apart.
 PIP_MAX_MM: Final = {2: 13.0, 3: 12.0, 4: 12.0, 5: 11.0, 6: 11.0, 7: 10.0, 8: 9.0, 9: 8.5,
                      10: 8.0}
@@ -132,6 +140,17 @@ class _Recipe:
         self.court_frame = rng.random() < 0.7
         self.back_colour = _hsv_rgb(rng.uniform(0, 180), rng.uniform(80, 230), rng.uniform(60, 200))
         self.back_pattern = int(rng.integers(4))
+        # Backs and jokers vary more than the first recipes drew (a back with a picture, a
+        # motif, an emblem; jokers with a star or stacked letters): drawn from a second
+        # stream so that the faces of every design stay as they were.
+        more = np.random.default_rng(20_000 + index)
+        if more.random() < 0.6:
+            self.back_pattern = 4 + int(more.integers(BACK_STYLES - 4))
+        self.back_second = _hsv_rgb(more.uniform(0, 180), more.uniform(0, 200),
+                                    more.uniform(120, 255))
+        self.back_inset_mm = 4.0 if more.random() < 0.6 else float(more.uniform(0.0, 2.5))
+        self.back_seed = int(more.integers(2**31))
+        self.joker_style = int(more.integers(JOKER_STYLES))
         court_pool = _court_decks()
         self.court_deck = court_pool[int(rng.integers(len(court_pool)))] if court_pool else None
 
@@ -219,10 +238,7 @@ def _face(recipe: _Recipe, code: str) -> PILImage.Image:
         draw.rounded_rectangle((inset, inset, W - inset, H - inset), radius=round(2 * px),
                                outline=(*recipe.inks["S"], 255), width=2)
     if code == "JK":
-        colour = recipe.red if recipe.rng.random() < 0.5 else recipe.black
-        word = _glyph("JOKER", recipe.rank_font, 4.5 * px, colour).rotate(90, expand=True)
-        _paste(card, word, recipe.index_x_mm * px, recipe.index_y_mm * px)
-        _paste(card, word, recipe.index_x_mm * px, recipe.index_y_mm * px, turned=True)
+        _joker_corners(card, recipe)
         _court_picture(card, recipe, "JK", margin_mm=11.0)
         return card
     parsed = Card.parse(code)
@@ -273,13 +289,44 @@ def _court_picture(card: PILImage.Image, recipe: _Recipe, code: str, margin_mm: 
         ImageDraw.Draw(card).rectangle(box, outline=(*recipe.inks["S"], 255), width=2)
 
 
+def _joker_corners(card: PILImage.Image, recipe: _Recipe) -> None:
+    px = ART_PX_PER_MM
+    colour = recipe.red if recipe.rng.random() < 0.5 else recipe.black
+    x, y = recipe.index_x_mm * px, recipe.index_y_mm * px
+    sprites: list[tuple[PILImage.Image, float, float]] = []
+    if recipe.joker_style == 0:  # the word, reading upwards, down the side
+        sprites.append((_glyph("JOKER", recipe.rank_font, 4.5 * px, colour).rotate(
+            90, expand=True), x, y))
+    elif recipe.joker_style == 1:  # a star, sometimes over a small word
+        star = _glyph(STAR, _motif_font(recipe), recipe.rank_mm * px, colour)
+        sprites.append((star, x, y))
+        if recipe.rng.random() < 0.5:
+            word = _glyph("JOKER", recipe.rank_font, 2.5 * px, colour).rotate(90, expand=True)
+            sprites.append((word, x + (star.width - word.width) / 2, y + star.height + px))
+    elif recipe.joker_style == 2:  # the letters stacked
+        top = y
+        for letter in "JOKER":
+            glyph = _glyph(letter, recipe.rank_font, 4.0 * px, colour)
+            sprites.append((glyph, x, top))
+            top += glyph.height + 0.8 * px
+    else:  # the word across the top
+        sprites.append((_glyph("JOKER", recipe.rank_font, recipe.rank_mm * 0.6 * px, colour),
+                        x, y))
+    for sprite, sx, sy in sprites:
+        _paste(card, sprite, sx, sy)
+        _paste(card, sprite, sx, sy, turned=True)
+
+
 def _back(recipe: _Recipe) -> PILImage.Image:
     card = PILImage.new("RGBA", (W, H), (*recipe.paper, 255))
     draw = ImageDraw.Draw(card)
-    inset = round(4 * ART_PX_PER_MM)
+    inset = round(recipe.back_inset_mm * ART_PX_PER_MM)
     colour = (*recipe.back_colour, 255)
     draw.rectangle((inset, inset, W - inset, H - inset), fill=colour)
     light = (*recipe.paper, 255)
+    if recipe.back_pattern >= 4:
+        _back_picture(card, recipe, inset)
+        return card
     step = 14
     for k in range(-H, W + H, step):
         if recipe.back_pattern in (0, 2):
@@ -296,6 +343,69 @@ def _back(recipe: _Recipe) -> PILImage.Image:
     ImageDraw.Draw(mask).rectangle((inset, inset, W - inset, H - inset), fill=0)
     card.paste(margin, (0, 0), mask)
     return card
+
+
+def _motif_font(recipe: _Recipe) -> str:
+    """A font with the stars and ornaments of MOTIFS (Symbola), else the suit font."""
+    symbola = [f for f in _symbol_fonts() if "Symbola" in f]
+    return symbola[0] if symbola else recipe.suit_font
+
+
+def _back_picture(card: PILImage.Image, recipe: _Recipe, inset: int) -> None:
+    """Back styles 4-6 inside the margin: a photo or texture, a tiled motif, an emblem."""
+    from synth.surfaces import load_surface, surface_files  # only backs need textures
+
+    rng = np.random.default_rng(recipe.back_seed)
+    box = (inset, inset, W - inset, H - inset)
+    size = (box[2] - box[0], box[3] - box[1])
+    draw = ImageDraw.Draw(card)
+    second = (*recipe.back_second, 255)
+    files = surface_files()
+    if recipe.back_pattern == 4 and files:
+        picture = load_surface(files[int(rng.integers(len(files)))])
+        if picture is not None:
+            h, w = picture.shape[:2]
+            cut = min(h, w, max(size) * 3)
+            y0, x0 = int(rng.integers(h - cut + 1)), int(rng.integers(w - cut + 1))
+            part = cv2.resize(picture[y0:y0 + cut, x0:x0 + cut], size,
+                              interpolation=cv2.INTER_AREA)
+            sprite = PILImage.fromarray(cv2.cvtColor(part, cv2.COLOR_BGR2RGB)).convert("RGBA")
+            card.alpha_composite(sprite, (box[0], box[1]))
+            return
+    if recipe.back_pattern == 5:
+        motif = _glyph(MOTIFS[int(rng.integers(len(MOTIFS)))], _motif_font(recipe),
+                       float(rng.uniform(3, 9)) * ART_PX_PER_MM, recipe.back_second)
+        step_x, step_y = motif.width * rng.uniform(1.3, 2.2), motif.height * rng.uniform(1.3, 2.2)
+        tile = PILImage.new("RGBA", (W, H), (0, 0, 0, 0))
+        row = 0
+        y = box[1] - motif.height / 2
+        while y < box[3]:
+            x = box[0] - motif.width / 2 + (step_x / 2 if row % 2 else 0)
+            while x < box[2]:
+                tile.alpha_composite(motif, (round(x), round(y)))
+                x += step_x
+            y += step_y
+            row += 1
+        clip = PILImage.new("L", (W, H), 0)
+        ImageDraw.Draw(clip).rectangle(box, fill=255)
+        card.paste(tile, (0, 0), PILImage.composite(tile.getchannel("A"), clip, clip))
+        return
+    # An emblem: a ring, diamond or glyph in the middle, a frame inside the edge.
+    frame = round(rng.uniform(1.5, 4) * ART_PX_PER_MM)
+    draw.rectangle((box[0] + frame, box[1] + frame, box[2] - frame, box[3] - frame),
+                   outline=second, width=max(2, frame // 3))
+    r = min(size) * rng.uniform(0.2, 0.38)
+    cx, cy = W / 2, H / 2
+    kind = int(rng.integers(3))
+    if kind == 0:
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), outline=second, width=max(3, round(r / 6)))
+    elif kind == 1:
+        draw.polygon([(cx, cy - r * 1.3), (cx + r, cy), (cx, cy + r * 1.3), (cx - r, cy)],
+                     fill=second)
+    else:
+        glyph = _glyph(MOTIFS[int(rng.integers(len(MOTIFS)))], _motif_font(recipe), 2 * r,
+                       recipe.back_second)
+        _centred(card, glyph, cx, cy)
 
 
 def _rounded(card: PILImage.Image) -> np.ndarray:

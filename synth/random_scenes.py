@@ -19,7 +19,16 @@ from synth.boards import draw_grid_board, draw_piecepack_board
 from synth.camera import random_camera
 from synth.decks import Split, decks_for
 from synth.hands import random_hand
-from synth.pieces import COIN_MM, COIN_VALUES, SUIT_GLYPHS, TOKEN_MM, distractor_sprite
+from synth.pieces import (
+    COIN_MM,
+    COIN_VALUES,
+    PRINT_PX_PER_MM,
+    SPRITE_PX_PER_MM,
+    SUIT_GLYPHS,
+    TOKEN_MM,
+    distractor_sprite,
+    print_sprite,
+)
 from synth.procedural import is_procedural
 from synth.scene import BoardPainter, Placed, Renderer, Scene, card
 
@@ -76,6 +85,9 @@ def random_scene(rng: np.random.Generator, split: Split, *,
         placed.append(card(f"card{i}", codes[i], deck, (x * spread, y * spread), angle,
                            face_up=face_up))
     clutter = _clutter(rng, 0 if close else int(rng.integers(0, 5)))
+    # Photos of cards show them on and beside books, boxes and newspapers (under the cards).
+    if rng.random() < (0.35 if close else 0.1):
+        clutter.insert(0, _printed(rng, "print0", reach=60.0 if close else 300.0))
     objects = [*clutter, *placed]
     hands = ()
     if rng.random() < 0.3:
@@ -89,6 +101,14 @@ def random_scene(rng: np.random.Generator, split: Split, *,
                            view_mm=(view, view * 0.6), image_size=image_size)
     renderer = Renderer(camera, rng, effects.Photometry.random(rng), boards=boards)
     return renderer, Scene(tuple(objects), hands), deck
+
+
+def _printed(rng: np.random.Generator, uid: str, reach: float) -> Placed:
+    sprite = print_sprite(rng)
+    size = (sprite.shape[1] / PRINT_PX_PER_MM, sprite.shape[0] / PRINT_PX_PER_MM)
+    centre = (float(rng.uniform(-reach, reach)), float(rng.uniform(-reach, reach) * 0.7))
+    return Placed(uid, "distractor", "thing", centre, float(rng.uniform(0, 360)), size,
+                  height_mm=5.0, sprite_key=(sprite,))
 
 
 def _clutter(rng: np.random.Generator, count: int) -> list[Placed]:
@@ -105,7 +125,7 @@ def _clutter(rng: np.random.Generator, count: int) -> list[Placed]:
                                  0.0, (TOKEN_MM, TOKEN_MM), height_mm=4.0))
         else:
             sprite = distractor_sprite(rng)
-            size = (sprite.shape[1] / 4.0, sprite.shape[0] / 4.0)
+            size = (sprite.shape[1] / SPRITE_PX_PER_MM, sprite.shape[0] / SPRITE_PX_PER_MM)
             things.append(Placed(f"thing{i}", "distractor", "thing", centre,
                                  float(rng.uniform(0, 360)), size, height_mm=3.0,
                                  sprite_key=(sprite,)))

@@ -9,7 +9,17 @@ import numpy as np
 import pytest
 
 from synth.decks import decks_for
-from synth.procedural import H, W, procedural_decks, rasterise_procedural
+from synth.procedural import (
+    BACK_STYLES,
+    JOKER_STYLES,
+    H,
+    W,
+    _back,
+    _face,
+    _Recipe,
+    procedural_decks,
+    rasterise_procedural,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -54,3 +64,24 @@ def test_procedural_designs_only_train() -> None:
     names = set(procedural_decks(24))
     assert names <= set(decks_for("train"))
     assert not names & (set(decks_for("val")) | set(decks_for("test")))
+
+
+@pytest.mark.parametrize("style", range(JOKER_STYLES))
+def test_every_joker_style_marks_both_corners(style: int) -> None:
+    recipe = _Recipe(5)
+    recipe.joker_style = style
+    card = cv2.cvtColor(np.asarray(_face(recipe, "JK")), cv2.COLOR_RGBA2BGRA)
+    side = 26 * 4
+    assert _ink(card, slice(0, side), slice(0, side)) > 0.01
+    assert _ink(card, slice(H - side, H), slice(W - side, W)) > 0.01
+
+
+@pytest.mark.parametrize("style", range(BACK_STYLES))
+def test_every_back_style_is_patterned_and_has_no_index(style: int) -> None:
+    recipe = _Recipe(7)
+    recipe.back_pattern = style
+    back = np.asarray(_back(recipe))[..., :3].astype(np.float32)
+    middle = back[H // 4:3 * H // 4, W // 4:3 * W // 4]
+    assert middle.std() > 3  # not a blank card
+    # The same all over: a half turn shows the same kind of picture (no corner index).
+    assert abs(back[:H // 3].std() - back[-H // 3:].std()) < 0.5 * back.std() + 5
