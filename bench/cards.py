@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from referee.detection.cards import CardIdentifier
+from referee.detection.cards import DEFAULT_MODEL, CardIdentifier
 from synth.random_scenes import random_scene
 
 MIN_WIDTH_PX = 45.0
@@ -30,11 +30,13 @@ MIN_WIDTH_PX = 45.0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="test", choices=["train", "val", "test"])
+    parser.add_argument("--identity", type=Path, default=DEFAULT_MODEL,
+                        help="the card identity model (ONNX) to measure")
     parser.add_argument("--scenes", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args()
-    identifier = CardIdentifier()
+    identifier = CardIdentifier(args.identity)
     rng = np.random.default_rng(args.seed)
     rows: list[dict[str, object]] = []
     seconds = 0.0

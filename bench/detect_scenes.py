@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 from shapely.geometry import Polygon
 
-from referee.detection.cards import CardIdentifier
+from referee.detection.cards import DEFAULT_MODEL, CardIdentifier
 from referee.detection.crops import order_corners
 from referee.detection.detect import detect
 from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
@@ -44,14 +44,19 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="test", choices=["train", "val", "test"])
+    parser.add_argument("--identity", type=Path, default=DEFAULT_MODEL,
+                        help="the card identity model (ONNX) to measure")
     parser.add_argument("--scenes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=77)
     parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
                         help="outlines from the shape finder, the learned detector, or both")
     parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
+    parser.add_argument("--no-refine", action="store_true",
+                        help="keep the detector's boxes as they are (no snap to card edges)")
     args = parser.parse_args()
-    identifier = CardIdentifier()
-    detector = None if args.finder == "shapes" else CardDetector(args.detector)
+    identifier = CardIdentifier(args.identity)
+    detector = None if args.finder == "shapes" else CardDetector(
+        args.detector, refine=not args.no_refine)
     rng = np.random.default_rng(args.seed)
     times: list[float] = []
     cards = found = tight = right = detections = matched = 0

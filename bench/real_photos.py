@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.detection.cards import CardIdentifier
+from referee.detection.cards import DEFAULT_MODEL, CardIdentifier
 from referee.detection.detect import detect
 from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
 
@@ -70,15 +70,20 @@ def match(boxes: list[list[float]], detected: list[list[float]],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="test", choices=["train", "test"])
+    parser.add_argument("--identity", type=Path, default=DEFAULT_MODEL,
+                        help="the card identity model (ONNX) to measure")
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--csv", type=Path)
     parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
                         help="outlines from the shape finder, the learned detector, or both")
     parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
+    parser.add_argument("--no-refine", action="store_true",
+                        help="keep the detector's boxes as they are (no snap to card edges)")
     args = parser.parse_args()
     labels = load_labels(args.root, args.split)
-    identifier = CardIdentifier()
-    detector = None if args.finder == "shapes" else CardDetector(args.detector)
+    identifier = CardIdentifier(args.identity)
+    detector = None if args.finder == "shapes" else CardDetector(
+        args.detector, refine=not args.no_refine)
     found = false_pos = missed = rank_ok = 0
     rows: list[dict[str, object]] = []
     seconds = 0.0

@@ -129,16 +129,26 @@ def find_cards(image: Image) -> list[Outline]:
     found += [o for o in outlines_in(parted)
               if all(_iou(o.corners, f.corners) < 0.5 for f in found)]
     kept = _suppress(found)
+    slopes = gradients(image)
+    return [Outline(refine_edges(slopes, o.corners / scale), o.score) for o in kept]
+
+
+Gradients = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
+
+
+def gradients(image: Image) -> Gradients:
+    """Horizontal and vertical brightness gradients (Sobel) of a BGR image, once per image
+    for every outline refined in it."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return [Outline(refine_edges(gray, o.corners / scale), o.score) for o in kept]
+    return (np.asarray(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), np.float32),
+            np.asarray(cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3), np.float32))
 
 
-def refine_edges(gray: npt.NDArray[np.float32], corners: npt.NDArray[np.float64],
+def refine_edges(slopes: Gradients, corners: npt.NDArray[np.float64],
                  reach: float = 8.0) -> npt.NDArray[np.float64]:
     """Move each side of a card quad onto the strongest edge within ``reach`` pixels along
     its normal (sub-pixel line fit), and take the new corners where the sides meet."""
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    gx, gy = slopes
     pts = np.asarray(corners, dtype=np.float64)
     centre = pts.mean(axis=0)
     lines = []

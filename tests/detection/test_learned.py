@@ -3,12 +3,13 @@
 import math
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from referee.detection.cards import ModelMissingError
 from referee.detection.detect import distinct
-from referee.detection.learned import CardDetector, decode, overlap
+from referee.detection.learned import CardDetector, decode, overlap, tighten
 from referee.detection.outlines import Outline
 
 
@@ -49,3 +50,19 @@ def test_distinct_keeps_the_higher_priority_of_the_same_card() -> None:
 def test_a_missing_detector_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ModelMissingError, match="not found"):
         CardDetector(tmp_path / "card_detector.onnx")
+
+
+def test_a_box_a_few_mm_off_is_moved_onto_the_cards_edges() -> None:
+    image = np.full((480, 640, 3), 60, np.uint8)
+    card = np.array([[200.0, 120.0], [330.0, 150.0], [290.0, 330.0], [160.0, 300.0]])
+    cv2.fillPoly(image, [card.astype(np.int32)], (235, 235, 235), cv2.LINE_AA)
+    # The detector's box: the card turned a little, shifted and 6% too large.
+    centre = card.mean(axis=0)
+    turn = np.radians(2.0)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    box = (card - centre) @ rotation.T * 1.06 + centre + (5.0, -4.0)
+    assert np.abs(box - card).max() > 8
+    (tight,) = tighten(image, [Outline(box, 0.8)])
+    assert tight.score == 0.8
+    assert np.abs(tight.corners - card).max() < 1.5
+    assert overlap(tight.corners, card) > 0.98
