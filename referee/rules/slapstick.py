@@ -210,6 +210,11 @@ def _after_card(state: SlapstickState, t: float, player: str, card: Card) -> lis
         state.mode = "play"
     if state.mode == "chicken" and has_cards:
         return rulings
+    if all(state.hands[p].count == 0 for p in state.players):
+        # Everyone is out of cards and the row stands untaken (say the last player started
+        # a row with a single card): nobody can take it, so the round ends and the row
+        # counts against no one.
+        return rulings + _end_round(state, t, untaken=len(state.row))
     state.mode = "play"
     state.to_play = _next_with_cards(state, player)
     return rulings
@@ -307,16 +312,18 @@ def _penalty(state: SlapstickState, player: str) -> int:
     return points
 
 
-def _end_round(state: SlapstickState, t: float) -> list[Ruling]:
+def _end_round(state: SlapstickState, t: float, untaken: int = 0) -> list[Ruling]:
     if state.game_over:
         return []
     penalties = {p: _penalty(state, p) for p in state.players}
     for p in state.players:
         state.scores[p] -= penalties[p]
     summary = ", ".join(f"{p} {n}" for p, n in penalties.items())
+    why = (f"Nobody has a card left to take the row of {untaken}, so it counts for no one. "
+           if untaken else "")
     rulings: list[Ruling] = [Score(
         t=t, scores=dict(state.scores), evidence={"penalties": penalties},
-        message=f"Round {state.round} over. Penalties: {summary}.")]
+        message=f"{why}Round {state.round} over. Penalties: {summary}.")]
     rounds = state.settings.rounds or len(state.players)
     if state.round >= rounds:
         state.game_over = True
