@@ -18,16 +18,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import cv2
+import finders
 import numpy as np
 from shapely.geometry import Polygon
 
-from referee.detection.cards import DEFAULT_MODEL, CardIdentifier
 from referee.detection.crops import order_corners
 from referee.detection.detect import detect
-from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
 from synth.random_scenes import random_scene
 
 MIN_WIDTH_PX = 45.0
@@ -44,19 +42,11 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="test", choices=["train", "val", "test"])
-    parser.add_argument("--identity", type=Path, default=DEFAULT_MODEL,
-                        help="the card identity model (ONNX) to measure")
     parser.add_argument("--scenes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=77)
-    parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
-                        help="outlines from the shape finder, the learned detector, or both")
-    parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
-    parser.add_argument("--no-refine", action="store_true",
-                        help="keep the detector's boxes as they are (no snap to card edges)")
+    finders.add_arguments(parser)
     args = parser.parse_args()
-    identifier = CardIdentifier(args.identity)
-    detector = None if args.finder == "shapes" else CardDetector(
-        args.detector, refine=not args.no_refine)
+    identifier, detector, shapes_too = finders.models(args)
     rng = np.random.default_rng(args.seed)
     times: list[float] = []
     cards = found = tight = right = detections = matched = 0
@@ -68,7 +58,7 @@ def main() -> None:
         assert ok
         started = time.perf_counter()
         decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
-        result = detect(decoded, identifier, detector, args.finder != "learned")
+        result = detect(decoded, identifier, detector, shapes_too)
         times.append(time.perf_counter() - started)
         outlines = [np.array(c.corners) for c in result.cards]
         detections += len(outlines)

@@ -17,11 +17,10 @@ import time
 from pathlib import Path
 
 import cv2
+import finders
 import numpy as np
 
-from referee.detection.cards import DEFAULT_MODEL, CardIdentifier
 from referee.detection.detect import detect
-from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
 
 ROOT = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "edje-cards"
 RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
@@ -70,20 +69,12 @@ def match(boxes: list[list[float]], detected: list[list[float]],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="test", choices=["train", "test"])
-    parser.add_argument("--identity", type=Path, default=DEFAULT_MODEL,
-                        help="the card identity model (ONNX) to measure")
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--csv", type=Path)
-    parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
-                        help="outlines from the shape finder, the learned detector, or both")
-    parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
-    parser.add_argument("--no-refine", action="store_true",
-                        help="keep the detector's boxes as they are (no snap to card edges)")
+    finders.add_arguments(parser)
     args = parser.parse_args()
     labels = load_labels(args.root, args.split)
-    identifier = CardIdentifier(args.identity)
-    detector = None if args.finder == "shapes" else CardDetector(
-        args.detector, refine=not args.no_refine)
+    identifier, detector, shapes_too = finders.models(args)
     found = false_pos = missed = rank_ok = 0
     rows: list[dict[str, object]] = []
     seconds = 0.0
@@ -92,7 +83,7 @@ def main() -> None:
         if image is None:
             continue
         started = time.perf_counter()
-        cards = detect(image, identifier, detector, args.finder != "learned").cards
+        cards = detect(image, identifier, detector, shapes_too).cards
         seconds += time.perf_counter() - started
         detected = [box_of(np.array(c.corners)) for c in cards]
         matches = match([box for _, box in boxes], detected)

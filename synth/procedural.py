@@ -101,6 +101,7 @@ def _fonts() -> tuple[list[str], list[str]]:
     return text, sorted(set(suits))
 
 
+@lru_cache(maxsize=1)
 def _symbol_fonts() -> list[str]:
     out = subprocess.run(["fc-list", "--format", "%{file}\n", ":charset=2660 2663 2665 2666"],
                          capture_output=True, text=True).stdout

@@ -11,15 +11,13 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.detection.cards import NOT_A_CARD, UNSURE, CardIdentifier, ModelMissingError
-from referee.detection.learned import CardDetector, overlap
-from referee.detection.outlines import Outline, find_cards
+from referee.detection.learned import CardDetector
+from referee.detection.outlines import Outline, distinct, find_cards
 
 Image = npt.NDArray[np.uint8]
 #: Below this identity confidence an outline is dropped as no card (``detect`` only: the
 #: tracker knows cards from how the table changed, and keeps them as ``??``).
 MIN_CARDNESS: Final = 0.3
-#: Two outlines overlapping this much (intersection over union) are the same card.
-SAME_CARD_IOU: Final = 0.5
 
 
 class DetectError(ValueError):
@@ -67,17 +65,6 @@ def find_outlines(image: Image, detector: CardDetector | None,
         return find_cards(image)
     learned = detector.find(image)
     return [*learned, *find_cards(image)] if shapes_too else learned
-
-
-def distinct(outlines: list[Outline], priority: list[float]) -> list[int]:
-    """Indices of the outlines kept when, of two overlapping as the same card (IoU >=
-    SAME_CARD_IOU), only the one of higher priority stays; highest priority first."""
-    kept: list[int] = []
-    for i in sorted(range(len(outlines)), key=lambda i: -priority[i]):
-        if all(overlap(outlines[i].corners, outlines[j].corners) < SAME_CARD_IOU
-               for j in kept):
-            kept.append(i)
-    return kept
 
 
 def detect(image: Image, identifier: CardIdentifier | None,

@@ -18,7 +18,7 @@ import numpy.typing as npt
 from shapely.geometry import Polygon
 
 from referee.detection.onnx_model import MODELS_DIR, cpu_session, read_meta
-from referee.detection.outlines import Outline, gradients, refine_edges
+from referee.detection.outlines import Outline, gradients, polygon_iou, refine_edges
 
 Image = npt.NDArray[np.uint8]
 DEFAULT_DETECTOR: Final = MODELS_DIR / "card_detector.onnx"
@@ -93,7 +93,7 @@ def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
         corners = cv2.boxPoints(((cx, cy), (w, h), float(np.degrees(angle))))
         corners = (np.asarray(corners, np.float64) - (left, top)) / scale
         polygon = Polygon(corners)
-        if polygon.area <= 0 or any(_iou(polygon, other) > NMS_IOU for other, _ in chosen):
+        if polygon.area <= 0 or any(polygon_iou(polygon, other) > NMS_IOU for other, _ in chosen):
             continue
         chosen.append((polygon, Outline(corners, float(score))))
     return [outline for _, outline in chosen]
@@ -101,15 +101,3 @@ def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
 
 def _short_side(corners: npt.NDArray[np.float64]) -> float:
     return float(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).min())
-
-
-def overlap(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
-    """Intersection over union of two 4-corner outlines."""
-    return _iou(Polygon(np.asarray(a)), Polygon(np.asarray(b)))
-
-
-def _iou(a: Polygon, b: Polygon) -> float:
-    if not a.intersects(b):
-        return 0.0
-    inter = a.intersection(b).area
-    return float(inter / (a.area + b.area - inter))

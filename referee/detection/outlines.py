@@ -15,12 +15,15 @@ from typing import Final
 import cv2
 import numpy as np
 import numpy.typing as npt
+from shapely.geometry import Polygon
 
 Image = npt.NDArray[np.uint8]
 CARD_ASPECT: Final = 88.0 / 63.0
 WORK_SIDE: Final = 800  # pixels on the long side while searching
 #: A bright region must fill this much of its convex hull to be a card.
 MIN_FILL: Final = 0.3
+#: Two outlines overlapping this much (intersection over union) are the same card.
+SAME_CARD_IOU: Final = 0.5
 
 
 @dataclass(frozen=True)
@@ -127,8 +130,8 @@ def find_cards(image: Image) -> list[Outline]:
     # Parted regions lose a little of the card at each edge: only for cards not found
     # whole.
     found += [o for o in outlines_in(parted)
-              if all(_iou(o.corners, f.corners) < 0.5 for f in found)]
-    kept = _suppress(found)
+              if all(overlap(o.corners, f.corners) < SAME_CARD_IOU for f in found)]
+    kept = [found[i] for i in distinct(found, [o.score for o in found])]
     slopes = gradients(image)
     return [Outline(refine_edges(slopes, o.corners / scale), o.score) for o in kept]
 
@@ -192,16 +195,24 @@ def _intersect(p1: npt.NDArray[np.float64], p2: npt.NDArray[np.float64],
     return np.asarray(p1 + u * d1, dtype=np.float64)
 
 
-def _suppress(outlines: list[Outline], overlap: float = 0.5) -> list[Outline]:
-    """Keep the best of outlines that cover the same card (IoU above ``overlap``)."""
-    kept: list[Outline] = []
-    for candidate in sorted(outlines, key=lambda o: -o.score):
-        if all(_iou(candidate.corners, k.corners) < overlap for k in kept):
-            kept.append(candidate)
+def distinct(outlines: list[Outline], priority: list[float]) -> list[int]:
+    """Indices of the outlines kept when, of two overlapping as the same card (IoU >=
+    SAME_CARD_IOU), only the one of higher priority stays; highest priority first."""
+    kept: list[int] = []
+    for i in sorted(range(len(outlines)), key=lambda i: -priority[i]):
+        if all(overlap(outlines[i].corners, outlines[j].corners) < SAME_CARD_IOU
+               for j in kept):
+            kept.append(i)
     return kept
 
 
-def _iou(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> float:
-    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
-    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
-    return float(inter / union) if union > 0 else 0.0
+def overlap(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
+    """Intersection over union of two 4-corner outlines."""
+    return polygon_iou(Polygon(np.asarray(a)), Polygon(np.asarray(b)))
+
+
+def polygon_iou(a: Polygon, b: Polygon) -> float:
+    if not a.intersects(b):
+        return 0.0
+    inter = a.intersection(b).area
+    return float(inter / (a.area + b.area - inter))

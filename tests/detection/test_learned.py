@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from referee.detection.cards import ModelMissingError
-from referee.detection.detect import distinct
-from referee.detection.learned import CardDetector, decode, overlap, tighten
-from referee.detection.outlines import Outline
+from referee.detection.learned import CardDetector, decode, tighten
+from referee.detection.outlines import Outline, distinct, overlap
 
 
 def _raw(*boxes: tuple[float, float, float, float, float, float]) -> np.ndarray:

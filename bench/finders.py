@@ -1,0 +1,28 @@
+"""The models a detection benchmark runs, chosen on its command line (shared by
+bench/real_photos.py and bench/detect_scenes.py)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from referee.detection.cards import DEFAULT_MODEL, CardIdentifier
+from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--identity", type=Path, default=DEFAULT_MODEL,
+                        help="the card identity model (ONNX) to measure")
+    parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
+                        help="outlines from the shape finder, the learned detector, or both")
+    parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
+    parser.add_argument("--no-refine", action="store_true",
+                        help="keep the detector's boxes as they are (no snap to card edges)")
+
+
+def models(args: argparse.Namespace) -> tuple[CardIdentifier, CardDetector | None, bool]:
+    """The identifier, the detector (None: shape finder alone), and whether the shape
+    finder runs too: what ``referee.detection.detect.detect`` takes."""
+    detector = None if args.finder == "shapes" else CardDetector(
+        args.detector, refine=not args.no_refine)
+    return CardIdentifier(args.identity), detector, args.finder != "learned"
