@@ -1,9 +1,12 @@
 """Piecepack coins on the Shove board: where each one rests, and which one is which.
 
 Coins are found against the empty board (the first stable state): each blob of changed
-colour is one coin, or several touching coins, split by their known size. Between two
-stable states coins that did not move keep their ids; a coin that moved was knocked by the
-shoved coin, which stops behind the coins it hit (it came from the front of the board).
+colour is one coin, or several touching coins, split by their known size; a coin printed in
+nearly the board's colours (beige on a carpet) changes it only in patches, and is found by
+its change averaged over part of its size. Between two stable states coins that did not
+move keep their ids (same place, same colour); a coin a few mm off with its colour was
+nudged; any other coin that moved was knocked by the shoved coin, which stops behind the
+coins it hit (it came from the front of the board).
 """
 
 from __future__ import annotations
@@ -22,8 +25,14 @@ from referee.tracking.topdown import Image, TableView, colour_change, fill_holes
 COIN_MM: Final = 19.0
 COIN_AREA_MM2: Final = math.pi * (COIN_MM / 2) ** 2
 FOREGROUND_LEVEL: Final = 30
+#: A coin whose print mixes with a patterned board changes only in patches; averaged over
+#: this share of its diameter, its change is still this high (the still board's is ~3).
+PATCH_FRACTION: Final = 0.4
+PATCH_LEVEL: Final = 14
 #: A coin within this distance of where it was has not moved (mm).
 SAME_PLACE_MM: Final = 3.0
+#: A coin missing from its place, and one of its colour this near it, was nudged (mm).
+NUDGED_MM: Final = 6.0
 #: A coin's centre is a distance-map peak at least this share of its radius deep, and
 #: the next coin's centre is at least this many radii away.
 PEAK_FRACTION: Final = 0.6
@@ -36,6 +45,11 @@ CLOSE_FRACTION: Final = 0.6
 WHOLE_DISC: Final = 0.85
 MOST_OF_DISC: Final = 0.6
 DISC_REACH: Final = 1.15
+#: A coin's colour is measured within this share of its radius (inside its rim and shadow).
+FACE_FRACTION: Final = 0.6
+#: Two sightings of a coin in one place differ by at most ~5 in mean Lab colour (8-bit
+#: OpenCV Lab); two different coins of this set by at least ~18.
+SAME_COLOUR: Final = 10.0
 #: A shadow: every channel at most this share of the board's, all within this of each other.
 SHADOW_DARKER: Final = 0.9
 SHADOW_TINT: Final = 0.1
@@ -46,6 +60,8 @@ class Coin:
     id: str
     center: tuple[float, float]
     radius: float = COIN_MM / 2
+    #: Mean Lab colour of the coin's face where it was seen (None: not measured).
+    colour: tuple[float, float, float] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -78,18 +94,22 @@ def _hysteresis(weak: npt.NDArray[np.bool_], strong: npt.NDArray[np.bool_],
 def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[float, float]]:
     """Coin centres (mm) in a stable top-down state."""
     change = colour_change(state, background)
+    patch = round(PATCH_FRACTION * COIN_MM * view.px_per_mm) | 1
+    smooth = cv2.blur(change, (patch, patch))
     strong = _filled_open(change > FOREGROUND_LEVEL, view)
+    seeds = strong | _filled_open(smooth > PATCH_LEVEL, view)
     # A coin close to the board's colour changes little: where a region changed a little
     # around a strong change, the region is the coin (its outline encloses it).
-    near = cv2.dilate(strong, cv2.getStructuringElement(
+    near = cv2.dilate(seeds, cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (round(COIN_MM * view.px_per_mm),) * 2)).astype(bool)
-    faint = _filled_open(_hysteresis((change > FOREGROUND_LEVEL // 2) & near,
-                                     strong.astype(bool)), view)
     radius_px = COIN_MM / 2 * view.px_per_mm
-    # Close notches the coin's print leaves open (the fill above closes only holes).
     size = round(CLOSE_FRACTION * 2 * radius_px) | 1
-    faint = np.asarray(cv2.morphologyEx(faint, cv2.MORPH_CLOSE, cv2.getStructuringElement(
-        cv2.MORPH_ELLIPSE, (size, size))), np.uint8)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    changed = _hysteresis((change > FOREGROUND_LEVEL // 2) & near, seeds.astype(bool))
+    # Close the gaps a coin's print leaves (notches in its rim, a patchy face) before
+    # specks are opened away (the fill closes only holes).
+    faint = _filled_open(cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_CLOSE, disc) > 0,
+                         view)
     # The coin without its shadow: its strong change when that is a whole disc (a coin
     # unlike the board), else its faint change (a coin close to the board's colour).
     unshadowed = ~_shadow(state, background)
@@ -114,6 +134,18 @@ def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[f
             x, y = view.to_mm(raster)[0]
             centres.append((float(x), float(y)))
     return centres
+
+
+Colour = tuple[float, float, float]
+Place = tuple[float, float]
+
+
+def _nearest_alike(coin: Coin, places: list[Place], colours: dict[Place, Colour],
+                   ) -> Place | None:
+    """The place nearest ``coin`` whose colour could be the coin's (any, if unmeasured)."""
+    alike = [p for p in places
+             if coin.colour is None or math.dist(coin.colour, colours[p]) <= SAME_COLOUR]
+    return min(alike, key=lambda p: math.dist(p, coin.center), default=None)
 
 
 def _shadow(state: Image, background: Image) -> npt.NDArray[np.bool_]:
@@ -162,14 +194,27 @@ class CoinObserver:
             self.start(state)
             return CoinChanges((), ())
         found = find_coins(self.view, state, self.background)
+        lab = np.asarray(cv2.cvtColor(state, cv2.COLOR_BGR2LAB), np.uint8)
+        colours = {p: self._colour(lab, p) for p in found}
         unmatched = list(found)
         missing: list[Coin] = []
         for coin in self.coins:
-            near = min(unmatched, key=lambda p: math.dist(p, coin.center), default=None)
+            # Still where it was, and still the same coin: a shoved coin that stops where a
+            # knocked one lay takes its place but not its colour.
+            near = _nearest_alike(coin, unmatched, colours)
             if near is not None and math.dist(near, coin.center) <= SAME_PLACE_MM:
                 unmatched.remove(near)
             else:
                 missing.append(coin)
+        # A coin a little off where it was, and still its colour, was nudged (or its
+        # centre read a little differently): the same coin.
+        nudged: list[Coin] = []
+        for coin in list(missing):
+            near = _nearest_alike(coin, unmatched, colours)
+            if near is not None and math.dist(near, coin.center) <= NUDGED_MM:
+                missing.remove(coin)
+                unmatched.remove(near)
+                nudged.append(Coin(coin.id, near, colour=colours[near]))
         # The shoved coin stops behind (nearer the front than) every coin it knocked.
         unmatched.sort(key=lambda p: p[1])
         stopped: list[Coin] = []
@@ -178,10 +223,19 @@ class CoinObserver:
             if stopped and knocked:
                 old = min(knocked, key=lambda c: math.dist(c.center, place))
                 knocked.remove(old)
-                stopped.append(Coin(old.id, place))
+                stopped.append(Coin(old.id, place, colour=colours[place]))
             else:
-                stopped.append(Coin(f"coin{next(self._serial)}", place))
-        return CoinChanges(tuple(stopped), tuple(knocked))
+                stopped.append(Coin(f"coin{next(self._serial)}", place, colour=colours[place]))
+        return CoinChanges((*stopped[:1], *nudged, *stopped[1:]), tuple(knocked))
+
+    def _colour(self, lab: Image, place: tuple[float, float]) -> tuple[float, float, float]:
+        """Mean Lab colour within FACE_FRACTION of a coin's radius around ``place``."""
+        mask = np.zeros(lab.shape[:2], np.uint8)
+        (x, y), = self.view.to_raster(place)
+        r = FACE_FRACTION * COIN_MM / 2 * self.view.px_per_mm
+        cv2.circle(mask, (round(x), round(y)), max(1, round(r)), 1, -1)
+        mean = cv2.mean(lab, mask)
+        return (float(mean[0]), float(mean[1]), float(mean[2]))
 
     def commit(self, changes: CoinChanges, *, keep: tuple[Coin, ...] = ()) -> None:
         """Apply a comparison; ``keep`` are coins that vanished impossibly (still held)."""

@@ -11,11 +11,15 @@ from .helpers import flat_plane
 VIEW = TableView.build(flat_plane(300, 300), (0.0, 0.0, 300.0, 300.0), 2.0)
 
 
-def _board(coins: list[tuple[float, float]]) -> np.ndarray:
+COIN = (215, 185, 150)
+
+
+def _board(coins: list[tuple[float, float]],
+           colours: list[tuple[int, int, int]] | None = None) -> np.ndarray:
     image = np.full((300, 300, 3), (200, 215, 225), np.uint8)
     cv2.line(image, (0, 150), (299, 150), (40, 40, 40), 2)  # a bed line
-    for x, y in coins:
-        cv2.circle(image, (round(x), round(300 - y)), 9, (215, 185, 150), -1, cv2.LINE_AA)
+    for (x, y), colour in zip(coins, colours or [COIN] * len(coins), strict=True):
+        cv2.circle(image, (round(x), round(300 - y)), 9, colour, -1, cv2.LINE_AA)
     return VIEW.warp(image)
 
 
@@ -32,6 +36,43 @@ def test_coins_keep_ids_a_knocked_coin_moves_and_the_shooter_is_new() -> None:
     touching = observer.compare(_board([(100.0, 100.0), (104.0, 160.0), (119.0, 100.0)]))
     assert [c.id for c in touching.stopped] == ["coin3"]
     assert abs(touching.stopped[0].center[0] - 119.0) < 2.5
+
+
+def test_a_shooter_that_stops_where_it_knocked_a_coin_from_is_the_new_coin() -> None:
+    observer = CoinObserver(VIEW)
+    observer.start(_board([]))
+    observer.commit(observer.compare(_board([(100.0, 120.0)], [(60, 60, 200)])))
+    # The blue shooter hits the red coin1 full on and stops in its place; coin1 flies on.
+    knock = observer.compare(_board([(101.0, 121.0), (100.0, 170.0)],
+                                    [(200, 90, 40), (60, 60, 200)]))
+    assert [c.id for c in knock.stopped] == ["coin2", "coin1"]
+    assert np.hypot(*np.subtract(knock.stopped[1].center, (100.0, 170.0))) < 1.0
+    assert knock.removed == ()
+
+
+def test_a_coin_nudged_a_few_mm_keeps_its_id_wherever_the_shooter_stops() -> None:
+    observer = CoinObserver(VIEW)
+    observer.start(_board([]))
+    observer.commit(observer.compare(_board([(100.0, 120.0)])))
+    # The shooter glances off coin1 (4 mm aside) and runs on past it.
+    glance = observer.compare(_board([(104.0, 121.0), (80.0, 200.0)]))
+    assert [c.id for c in glance.stopped] == ["coin2", "coin1"]
+    assert np.hypot(*np.subtract(glance.stopped[1].center, (104.0, 121.0))) < 1.0
+
+
+def test_a_coin_that_blends_into_a_patterned_board_is_found() -> None:
+    # A carpet-like board of two speckled colours and a plain coin of their mean colour:
+    # the coin changes the picture by about 20 everywhere, never by the usual 30.
+    rng = np.random.default_rng(3)
+    noise = cv2.GaussianBlur(rng.normal(size=(300, 300)).astype(np.float32), (0, 0), 2.0)
+    board = np.where((noise > 0)[..., None], (190, 205, 215), (150, 165, 180)).astype(np.uint8)
+    state = board.copy()
+    cv2.circle(state, (120, 300 - 140), 9, (170, 185, 197), -1, cv2.LINE_AA)
+    observer = CoinObserver(VIEW)
+    observer.start(VIEW.warp(board))
+    found = observer.compare(VIEW.warp(state)).stopped
+    assert len(found) == 1
+    assert np.hypot(*np.subtract(found[0].center, (120.0, 140.0))) < 1.0
 
 
 def _grid(tokens: dict[tuple[int, int], tuple[int, int, int]], light: float) -> np.ndarray:
