@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from referee.detection.crops import corner_of, index_crops
+from referee.detection.crops import INDEX_MM, corner_of, index_crops
 from synth.random_scenes import random_scene
 
 MIN_VISIBLE = 0.2  # cards less visible than this are not labelled for detection
@@ -153,7 +153,8 @@ def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
             totals["crops"] += result["crops"]
     (out / "detect-obb" / "data.yaml").write_text(
         f"path: {out / 'detect-obb'}\ntrain: images/train\nval: images/val\nnames:\n  0: card\n")
-    (out / "export.json").write_text(json.dumps({"count": count, "seed": seed, **totals}))
+    (out / "export.json").write_text(json.dumps({"count": count, "seed": seed,
+                                                 "index_mm": list(INDEX_MM), **totals}))
     return totals
 
 

@@ -3,11 +3,12 @@
     python -m synth.export --out /tmp/cards --count 4000 --seed 1
     YOLO_OFFLINE=1 python -m training.card_index --data /tmp/cards/classify --epochs 12
 
-The model is trained from scratch (no pretrained weights exist here) on 64 x 64 index
-corners warped by ``referee.detection.crops`` from rendered scenes of the training decks;
-the validation decks measure it. Outputs: ``models/card_index.onnx`` (what the referee
-runs, with onnxruntime; weights quantised to 8 bits), ``models/card_index.json`` (classes,
-input size, how it was made) and ``models/card_index.pt`` (the ultralytics checkpoint).
+The model is trained from scratch (no pretrained weights exist here) on index corners
+(``crops.INDEX_MM``, scaled to 64 x 64) warped by ``referee.detection.crops`` from
+rendered scenes of the training decks; the validation decks measure it. Outputs:
+``models/card_index.onnx`` (what the referee runs, with onnxruntime; weights quantised to 8
+bits), ``models/card_index.json`` (classes, input size, index cut, how it was made) and
+``models/card_index.pt`` (the ultralytics checkpoint).
 """
 
 from __future__ import annotations
@@ -35,7 +36,22 @@ def merged(sources: list[Path], out: Path) -> Path:
     return out
 
 
-def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
+def index_mm(sources: list[Path]) -> list[float]:
+    """The index cut (mm) every source export was made with (export.json beside classify/;
+    exports from before it was recorded cut 26 mm squares). Mixed sizes are refused."""
+    from referee.detection.crops import LEGACY_INDEX_MM
+
+    sizes = set()
+    for source in sources:
+        record = source.parent / "export.json"
+        made = json.loads(record.read_text()) if record.exists() else {}
+        sizes.add(tuple(made.get("index_mm", LEGACY_INDEX_MM)))
+    if len(sizes) != 1:
+        raise SystemExit(f"exports cut index corners of different sizes: {sorted(sizes)}")
+    return [float(v) for v in sizes.pop()]
+
+
+def train(data: Path, crop_mm: list[float], epochs: int, imgsz: int, batch: int, out: Path,
           init: Path | None = None) -> dict[str, object]:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # training-only dependency
@@ -66,6 +82,7 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
     meta = {
         "classes": [names[i] for i in range(len(names))],
         "imgsz": imgsz,
+        "index_mm": crop_mm,
         "input": "RGB, N x 3 x H x W, values 0-1",
         "output": "class probabilities",
         "trained_on": str(data),
@@ -89,8 +106,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/card_index_runs"))
     parser.add_argument("--init", type=Path, help="go on from these weights (.pt)")
     args = parser.parse_args()
+    crop_mm = index_mm(args.data)
     data = args.data[0] if len(args.data) == 1 else merged(args.data, args.out / "merged-data")
-    print(json.dumps(train(data, args.epochs, args.imgsz, args.batch, args.out,
+    print(json.dumps(train(data, crop_mm, args.epochs, args.imgsz, args.batch, args.out,
                            args.init)))
 
 

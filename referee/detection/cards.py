@@ -16,7 +16,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from referee.detection.crops import INDEX_CROP_PX, index_crops
+from referee.detection.crops import INDEX_CROP_PX, LEGACY_INDEX_MM, index_crops
 from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
 
 __all__ = ["MODELS_DIR", "CardIdentifier", "CardReading", "ModelMissingError"]
@@ -46,6 +46,9 @@ class CardIdentifier:
         meta = read_meta(model, "card model")
         self.model_path = model
         self.classes: list[str] = list(meta["classes"])
+        #: The size of the index cut the model was trained on (mm, width x height).
+        width, height = meta.get("index_mm", LEGACY_INDEX_MM)
+        self.index_mm = (float(width), float(height))
         self.threads = threads
 
     @cached_property
@@ -69,7 +72,7 @@ class CardIdentifier:
             return []
         crops: list[Image] = []
         for corners in cards:
-            crops.extend(index_crops(image, corners))
+            crops.extend(index_crops(image, corners, self.index_mm))
         assert crops[0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
         probs = self.probabilities(crops)
         return [self._combine(probs[2 * i], probs[2 * i + 1]) for i in range(len(cards))]

@@ -21,8 +21,13 @@ CARD_W_MM: Final = 63.0
 CARD_H_MM: Final = 88.0
 #: Pixels per millimetre of the canonical card view.
 CANONICAL_PX_PER_MM: Final = 4.0
-#: The square cut at each index corner (mm): rank and suit with a little of the face.
-INDEX_SIDE_MM: Final = 26.0
+#: The cut at each index corner (mm, width x height): rank and suit with a little of the
+#: face. Some designs print the suit well below the rank (aisleriot tango: 20-28 mm down).
+#: Models trained on crops of another size say so in their metadata (``index_mm``).
+INDEX_MM: Final = (26.0, 32.0)
+#: Models from before ``index_mm`` was recorded were trained on 26 mm squares.
+LEGACY_INDEX_MM: Final = (26.0, 26.0)
+#: Every cut is scaled to this square, whatever its size in mm.
 INDEX_CROP_PX: Final = 64
 
 
@@ -49,14 +54,15 @@ def canonical_card(image: Image, corners: npt.ArrayLike,
     return np.asarray(flat, dtype=np.uint8)
 
 
-def index_crops(image: Image, corners: npt.ArrayLike) -> tuple[Image, Image]:
-    """The two index corners, each as an upright square ``INDEX_CROP_PX`` wide: the first at
-    corner 0 of ``order_corners``, the second at the diagonally opposite corner turned a
-    half turn so both look alike."""
+def index_crops(image: Image, corners: npt.ArrayLike,
+                index_mm: tuple[float, float] = INDEX_MM) -> tuple[Image, Image]:
+    """The two index corners (``index_mm`` of the card each), each scaled to an upright
+    square ``INDEX_CROP_PX`` wide: the first at corner 0 of ``order_corners``, the second at
+    the diagonally opposite corner turned a half turn so both look alike."""
     flat = canonical_card(image, corners)
-    side = round(INDEX_SIDE_MM * CANONICAL_PX_PER_MM)
-    first = flat[:side, :side]
-    second = cv2.rotate(flat[-side:, -side:], cv2.ROTATE_180)
+    w, h = (round(v * CANONICAL_PX_PER_MM) for v in index_mm)
+    first = flat[:h, :w]
+    second = cv2.rotate(flat[-h:, -w:], cv2.ROTATE_180)
     size = (INDEX_CROP_PX, INDEX_CROP_PX)
     return (np.asarray(cv2.resize(first, size, interpolation=cv2.INTER_AREA), np.uint8),
             np.asarray(cv2.resize(second, size, interpolation=cv2.INTER_AREA), np.uint8))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
 
-from referee.detection.crops import index_crops, order_corners
+from referee.detection.cards import MODELS_DIR, CardIdentifier
+from referee.detection.crops import LEGACY_INDEX_MM, index_crops, order_corners
 from referee.detection.detect import DetectError, Detections, annotate, detect, read_image
 from referee.detection.outlines import find_cards
 from synth import effects
@@ -98,3 +100,25 @@ def test_detect_command_prints_contract_json_and_annotates(tmp_path) -> None:  #
     missing = subprocess.run([sys.executable, "-m", "referee", "detect", str(tmp_path / "x.png")],
                              capture_output=True, text=True, check=False)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+
+
+def test_the_index_cut_reaches_as_far_down_the_card_as_the_model_was_trained_on(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A card seen straight on at 4 px/mm with a suit mark 29 mm down its left edge: inside a
+    # 26 x 32 mm cut (aisleriot tango prints its suit that low), outside a 26 mm square.
+    image = np.full((400, 300, 3), 255, np.uint8)
+    corners = np.array([[10, 10], [262, 10], [262, 362], [10, 362]], float)
+    image[10 + 27 * 4:10 + 31 * 4, 10 + 8 * 4:10 + 14 * 4] = 0
+    for index_mm, dark in (((26.0, 32.0), True), ((26.0, 26.0), False)):
+        first, _ = index_crops(image, corners, index_mm)
+        assert bool((first < 100).any()) is dark
+    # The reader cuts what its model's metadata says (models from before say nothing).
+    model = tmp_path / "index.onnx"
+    model.write_bytes(b"")
+    meta = json.loads((MODELS_DIR / "card_index.json").read_text())
+    for recorded, expected in (([26, 32], (26.0, 32.0)), (None, LEGACY_INDEX_MM)):
+        meta.pop("index_mm", None)
+        if recorded:
+            meta["index_mm"] = recorded
+        model.with_suffix(".json").write_text(json.dumps(meta))
+        assert CardIdentifier(model).index_mm == expected
