@@ -37,7 +37,7 @@ def _ink(card: np.ndarray, rows: slice, cols: slice) -> float:
 def test_a_procedural_deck_has_every_card_with_both_indices() -> None:
     paths = rasterise_procedural("proc:03")
     assert len(paths) == 54 and all(p.exists() for p in paths.values())
-    side = 26 * 4  # the referee's index crop: 26 mm at 4 px/mm
+    side = 26 * 4  # 26 mm at 4 px/mm: inside every index cut the referee has read
     for code in ("AS", "7H", "TD", "QC", "KH"):
         card = cv2.imread(str(paths[code]), cv2.IMREAD_UNCHANGED)
         assert card.shape == (H, W, 4)
