@@ -54,6 +54,9 @@ SAME_COLOUR: Final = 10.0
 SHADOW_DARKER: Final = 0.9
 SHADOW_TINT: Final = 0.1
 
+Colour = tuple[float, float, float]  # mean Lab (8-bit OpenCV scale)
+Place = tuple[float, float]  # a coin's centre, table mm
+
 
 @dataclass(frozen=True)
 class Coin:
@@ -61,7 +64,7 @@ class Coin:
     center: tuple[float, float]
     radius: float = COIN_MM / 2
     #: Mean Lab colour of the coin's face where it was seen (None: not measured).
-    colour: tuple[float, float, float] | None = field(default=None, compare=False)
+    colour: Colour | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -134,10 +137,6 @@ def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[f
             x, y = view.to_mm(raster)[0]
             centres.append((float(x), float(y)))
     return centres
-
-
-Colour = tuple[float, float, float]
-Place = tuple[float, float]
 
 
 def _nearest_alike(coin: Coin, places: list[Place], colours: dict[Place, Colour],
@@ -228,7 +227,7 @@ class CoinObserver:
                 stopped.append(Coin(f"coin{next(self._serial)}", place, colour=colours[place]))
         return CoinChanges((*stopped[:1], *nudged, *stopped[1:]), tuple(knocked))
 
-    def _colour(self, lab: Image, place: tuple[float, float]) -> tuple[float, float, float]:
+    def _colour(self, lab: Image, place: Place) -> Colour:
         """Mean Lab colour within FACE_FRACTION of a coin's radius around ``place``."""
         mask = np.zeros(lab.shape[:2], np.uint8)
         (x, y), = self.view.to_raster(place)
