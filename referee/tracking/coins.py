@@ -139,12 +139,23 @@ def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[f
     return centres
 
 
-def _nearest_alike(coin: Coin, places: list[Place], colours: dict[Place, Colour],
-                   ) -> Place | None:
-    """The place nearest ``coin`` whose colour could be the coin's (any, if unmeasured)."""
-    alike = [p for p in places
-             if coin.colour is None or math.dist(coin.colour, colours[p]) <= SAME_COLOUR]
-    return min(alike, key=lambda p: math.dist(p, coin.center), default=None)
+def _claim(coins: list[Coin], places: list[Place], colours: dict[Place, Colour],
+           reach_mm: float) -> tuple[list[tuple[Coin, Place]], list[Coin]]:
+    """Each coin takes the nearest of ``places`` within ``reach_mm`` whose colour could be
+    its own (any colour, if the coin's is unmeasured); claimed places leave ``places``.
+    Returns the (coin, place) pairs and the coins that found none."""
+    claimed: list[tuple[Coin, Place]] = []
+    left: list[Coin] = []
+    for coin in coins:
+        alike = [p for p in places if coin.colour is None
+                 or math.dist(coin.colour, colours[p]) <= SAME_COLOUR]
+        near = min(alike, key=lambda p: math.dist(p, coin.center), default=None)
+        if near is not None and math.dist(near, coin.center) <= reach_mm:
+            places.remove(near)
+            claimed.append((coin, near))
+        else:
+            left.append(coin)
+    return claimed, left
 
 
 def _shadow(state: Image, background: Image) -> npt.NDArray[np.bool_]:
@@ -196,24 +207,13 @@ class CoinObserver:
         lab = np.asarray(cv2.cvtColor(state, cv2.COLOR_BGR2LAB), np.uint8)
         colours = {p: self._colour(lab, p) for p in found}
         unmatched = list(found)
-        missing: list[Coin] = []
-        for coin in self.coins:
-            # Still where it was, and still the same coin: a shoved coin that stops where a
-            # knocked one lay takes its place but not its colour.
-            near = _nearest_alike(coin, unmatched, colours)
-            if near is not None and math.dist(near, coin.center) <= SAME_PLACE_MM:
-                unmatched.remove(near)
-            else:
-                missing.append(coin)
+        # Still where it was, and still the same coin: a shoved coin that stops where a
+        # knocked one lay takes its place but not its colour.
+        _, missing = _claim(self.coins, unmatched, colours, SAME_PLACE_MM)
         # A coin a little off where it was, and still its colour, was nudged (or its
         # centre read a little differently): the same coin.
-        nudged: list[Coin] = []
-        for coin in list(missing):
-            near = _nearest_alike(coin, unmatched, colours)
-            if near is not None and math.dist(near, coin.center) <= NUDGED_MM:
-                missing.remove(coin)
-                unmatched.remove(near)
-                nudged.append(Coin(coin.id, near, colour=colours[near]))
+        moved, missing = _claim(missing, unmatched, colours, NUDGED_MM)
+        nudged = [Coin(coin.id, place, colour=colours[place]) for coin, place in moved]
         # The shoved coin stops behind (nearer the front than) every coin it knocked.
         unmatched.sort(key=lambda p: p[1])
         stopped: list[Coin] = []
