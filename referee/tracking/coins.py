@@ -31,6 +31,9 @@ PATCH_FRACTION: Final = 0.4
 PATCH_LEVEL: Final = 14
 #: A coin within this distance of where it was has not moved (mm).
 SAME_PLACE_MM: Final = 3.0
+#: A coin whose disc changed less than this (90th percentile of the colour change since
+#: the last stable state) lies where it lay, however its centre reads this time.
+STILL_LEVEL: Final = 10
 #: A coin missing from its place, and one of its colour this near it, was nudged (mm).
 NUDGED_MM: Final = 6.0
 #: A coin's centre is a distance-map peak at least this share of its radius deep, and
@@ -140,14 +143,15 @@ def find_coins(view: TableView, state: Image, background: Image) -> list[tuple[f
 
 
 def _claim(coins: list[Coin], places: list[Place], colours: dict[Place, Colour],
-           reach_mm: float) -> tuple[list[tuple[Coin, Place]], list[Coin]]:
+           reach_mm: float, colour_blind: bool = False) -> tuple[list[tuple[Coin, Place]],
+                                                                 list[Coin]]:
     """Each coin takes the nearest of ``places`` within ``reach_mm`` whose colour could be
-    its own (any colour, if the coin's is unmeasured); claimed places leave ``places``.
-    Returns the (coin, place) pairs and the coins that found none."""
+    its own (any colour, if the coin's is unmeasured or ``colour_blind``); claimed places
+    leave ``places``. Returns the (coin, place) pairs and the coins that found none."""
     claimed: list[tuple[Coin, Place]] = []
     left: list[Coin] = []
     for coin in coins:
-        alike = [p for p in places if coin.colour is None
+        alike = [p for p in places if coin.colour is None or colour_blind
                  or math.dist(coin.colour, colours[p]) <= SAME_COLOUR]
         near = min(alike, key=lambda p: math.dist(p, coin.center), default=None)
         if near is not None and math.dist(near, coin.center) <= reach_mm:
@@ -195,9 +199,13 @@ class CoinObserver:
     coins: list[Coin] = field(default_factory=list)
     background: Image | None = None
     _serial: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    #: The stable state the coins were last committed on, and the one being compared.
+    _last: Image | None = None
+    _comparing: Image | None = None
 
     def start(self, state: Image) -> None:
         self.background = state.copy()
+        self._last = self.background
 
     def compare(self, state: Image) -> CoinChanges:
         if self.background is None:
@@ -207,9 +215,15 @@ class CoinObserver:
         lab = np.asarray(cv2.cvtColor(state, cv2.COLOR_BGR2LAB), np.uint8)
         colours = {p: self._colour(lab, p) for p in found}
         unmatched = list(found)
+        self._comparing = state
+        # A coin whose picture did not change lies where it lay: its centre, read afresh
+        # from a faint or shadowed blob, may wander a few mm, which is no move.
+        untouched = self._untouched(state)
+        _, left = _claim(untouched, unmatched, colours, NUDGED_MM, colour_blind=True)
         # Still where it was, and still the same coin: a shoved coin that stops where a
         # knocked one lay takes its place but not its colour.
-        _, missing = _claim(self.coins, unmatched, colours, SAME_PLACE_MM)
+        others = [c for c in self.coins if c not in untouched or c in left]
+        _, missing = _claim(others, unmatched, colours, SAME_PLACE_MM)
         # A coin a little off where it was, and still its colour, was nudged (or its
         # centre read a little differently): the same coin.
         moved, missing = _claim(missing, unmatched, colours, NUDGED_MM)
@@ -227,6 +241,22 @@ class CoinObserver:
                 stopped.append(Coin(f"coin{next(self._serial)}", place, colour=colours[place]))
         return CoinChanges((*stopped[:1], *nudged, *stopped[1:]), tuple(knocked))
 
+    def _untouched(self, state: Image) -> list[Coin]:
+        """The coins whose disc looks as it did in the last committed stable state."""
+        if self._last is None or not self.coins:
+            return []
+        change = colour_change(state, self._last)
+        still = []
+        for coin in self.coins:
+            mask = np.zeros(change.shape, np.uint8)
+            (x, y), = self.view.to_raster(coin.center)
+            cv2.circle(mask, (round(x), round(y)), max(1, round(coin.radius *
+                                                               self.view.px_per_mm)), 1, -1)
+            inside = change[mask.astype(bool)]
+            if inside.size and np.percentile(inside, 90) < STILL_LEVEL:
+                still.append(coin)
+        return still
+
     def _colour(self, lab: Image, place: Place) -> Colour:
         """Mean Lab colour within FACE_FRACTION of a coin's radius around ``place``."""
         mask = np.zeros(lab.shape[:2], np.uint8)
@@ -242,3 +272,5 @@ class CoinObserver:
         gone = {c.id for c in changes.removed} - {c.id for c in keep}
         kept = [moved.pop(c.id, c) for c in self.coins if c.id not in gone]
         self.coins = [*kept, *moved.values()]
+        if self._comparing is not None:
+            self._last, self._comparing = self._comparing, None
