@@ -6,7 +6,9 @@ writes, deterministically from the seed:
 - ``detect-obb/``: images and YOLO-OBB labels of every card (class 0, its whole outline,
   covered part included) that is at least 20% visible, with ``data.yaml``;
 - ``classify/``: each readable index corner, warped by ``referee.detection.crops`` exactly
-  as at run time, in a folder per class (card code, ``JK``, ``back``, ``other``).
+  as at run time, in a folder per class (card code, ``JK``, ``back``, ``other``);
+- ``faces/``: the whole face of each card that is fully in view and uncovered, warped the
+  same way, in the same folders.
 
 Images 0..n-1 of split ``train`` use the training decks; ``--val-fraction`` of them use the
 validation decks instead. Held-out decks are never exported.
@@ -26,12 +28,13 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from referee.detection.crops import INDEX_MM, corner_of, index_crops
+from referee.detection.crops import INDEX_MM, card_crops, corner_of
 from synth.random_scenes import random_scene
 
 MIN_VISIBLE = 0.2  # cards less visible than this are not labelled for detection
 MIN_INDEX_VISIBLE = 0.85  # an index corner at least this visible is a classification sample
 MIN_CARD_WIDTH_PX = 45.0  # narrower cards have indices too small to read: no crop
+MIN_FACE_VISIBLE = 0.97  # a card at least this visible is a face sample
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class Job:
     split: str
     out: Path
     portrait: bool
+    faces_only: bool = False
 
 
 def _sizes(portrait: bool) -> tuple[int, int]:
@@ -60,10 +64,13 @@ def _obb_line(corners: np.ndarray, size: tuple[int, int]) -> str | None:
 def render_one(job: Job) -> dict[str, Any]:
     rng = np.random.default_rng([job.seed, job.index])
     size = _sizes(job.portrait)
-    renderer, scene, deck = random_scene(rng, job.split, image_size=size)  # type: ignore[arg-type]
+    renderer, scene, deck = random_scene(rng, job.split, image_size=size,  # type: ignore[arg-type]
+                                         uncovered=job.faces_only)
     image, truth = renderer.render(scene)
     name = f"{job.split}_{job.index:06d}"
     split_dir = "val" if job.split == "val" else "train"
+    if job.faces_only:
+        return {"cards": 0, "crops": _face_crops(image, truth, job, name), "deck": deck}
     cv2.imwrite(str(job.out / "detect-obb" / "images" / split_dir / f"{name}.jpg"), image,
                 [cv2.IMWRITE_JPEG_QUALITY, 92])
     lines: list[str] = []
@@ -80,8 +87,12 @@ def render_one(job: Job) -> dict[str, Any]:
         readable = obj.index_visible or [0.0, 0.0]
         if not _in_frame(corners, size) or _short_side_px(corners) < MIN_CARD_WIDTH_PX:
             continue
-        first, second = index_crops(image, corners)
-        # index_crops orders the corners itself: map its two crops back to the artwork's
+        first, second, face = card_crops(image, corners)
+        if obj.visible_fraction >= MIN_FACE_VISIBLE:
+            folder = job.out / "faces" / split_dir / label
+            folder.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(folder / f"{name}_{obj.uid}.png"), face)
+        # card_crops orders the corners itself: map its two crops back to the artwork's
         # top-left (index_visible[0]) and bottom-right (index_visible[1]) corners.
         flipped = _is_flipped(corners)
         for crop, corner in ((first, 1 if flipped else 0), (second, 0 if flipped else 1)):
@@ -94,6 +105,22 @@ def render_one(job: Job) -> dict[str, Any]:
     (job.out / "detect-obb" / "labels" / split_dir / f"{name}.txt").write_text(
         "".join(line + "\n" for line in lines))
     return {"cards": len(lines), "crops": crops, "deck": deck}
+
+
+def _face_crops(image: np.ndarray, truth: Any, job: Job, name: str) -> int:
+    """Only the whole faces of the uncovered cards (``--faces-only`` exports)."""
+    made = 0
+    for obj in truth.objects:
+        corners = np.array(obj.corners_px) if obj.kind == "card" else None
+        if corners is None or obj.visible_fraction < MIN_FACE_VISIBLE or \
+                not _in_frame(corners, image.shape[1::-1]) or \
+                _short_side_px(corners) < MIN_CARD_WIDTH_PX:
+            continue
+        folder = job.out / "faces" / ("val" if job.split == "val" else "train") / obj.label
+        folder.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(folder / f"{name}_{obj.uid}.png"), card_crops(image, corners)[2])
+        made += 1
+    return made
 
 
 def _short_side_px(corners: np.ndarray) -> float:
@@ -127,22 +154,23 @@ def _other_crops(image: np.ndarray, truth: Any, job: Job, name: str,
         if any(cv2.pointPolygonTest(c.astype(np.float32), (float(cx), float(cy)), False) >= 0
                for c in corners_px):
             continue
-        crop, _ = index_crops(image, box)
-        folder = job.out / "classify" / ("val" if job.split == "val" else "train") / "other"
-        folder.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(folder / f"{name}_other{attempt}.png"), crop)
+        crop, _, face = card_crops(image, box)
+        for kind, picture in (("classify", crop), ("faces", face)):
+            folder = job.out / kind / ("val" if job.split == "val" else "train") / "other"
+            folder.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(folder / f"{name}_other{attempt}.png"), picture)
         made += 1
     return made
 
 
 def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
-           workers: int = 2, progress: bool = True) -> dict[str, Any]:
+           workers: int = 2, progress: bool = True, faces_only: bool = False) -> dict[str, Any]:
     for split in ("train", "val"):
         (out / "detect-obb" / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "detect-obb" / "labels" / split).mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     jobs = [Job(i, seed, "val" if rng.random() < val_fraction else "train", out,
-                bool(rng.random() < 0.3)) for i in range(count)]
+                bool(rng.random() < 0.3), faces_only) for i in range(count)]
     totals = {"images": 0, "cards": 0, "crops": 0}
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         for result in tqdm(pool.imap_unordered(render_one, jobs, chunksize=4), total=count,
@@ -154,7 +182,8 @@ def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
     (out / "detect-obb" / "data.yaml").write_text(
         f"path: {out / 'detect-obb'}\ntrain: images/train\nval: images/val\nnames:\n  0: card\n")
     (out / "export.json").write_text(json.dumps({"count": count, "seed": seed,
-                                                 "index_mm": list(INDEX_MM), **totals}))
+                                                 "index_mm": list(INDEX_MM),
+                                                 "faces_only": faces_only, **totals}))
     return totals
 
 
@@ -164,8 +193,11 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--faces-only", action="store_true",
+                        help="scenes of uncovered cards; write only their faces (faces/)")
     args = parser.parse_args()
-    print(json.dumps(export(args.out, args.count, args.seed, workers=args.workers)))
+    print(json.dumps(export(args.out, args.count, args.seed, workers=args.workers,
+                            faces_only=args.faces_only)))
 
 
 if __name__ == "__main__":

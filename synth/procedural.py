@@ -9,8 +9,8 @@ court pictures cut from the middle of the packaged training decks' court cards (
 corners, so no foreign index leaks in), a joker and a patterned back.
 
 Cards are cached like packaged ones (252 x 352 px RGBA, rounded corners) under
-``<cache>/proc__NN``. The recipe depends on the fonts installed; ``scripts/
-install-system-deps.sh`` installs the set used to train the shipped model.
+``<cache>/proc__NN.vV`` (V: ``RECIPE_VERSION``). The recipe depends on the fonts installed;
+``scripts/install-system-deps.sh`` installs the set used to train the shipped model.
 """
 
 from __future__ import annotations
@@ -62,8 +62,11 @@ PIPS: Final[dict[int, list[tuple[float, float]]]] = {
 
 #: Back designs: 0-3 lines and dots, 4 a picture, 5 a tiled motif, 6 an emblem on plain.
 BACK_STYLES: Final = 7
-#: Joker corners: the word upright, a star, stacked letters, the word across the top.
-JOKER_STYLES: Final = 4
+#: Joker corners: the word reading upwards, a star, stacked letters, the word across the
+#: top, the word reading downwards, "Joker" stacked in mixed case.
+JOKER_STYLES: Final = 6
+#: Bumped whenever a recipe draws differently: the cache of drawn cards is kept per version.
+RECIPE_VERSION: Final = 2
 STAR: Final = "\u2605"
 MOTIFS: Final = ("\u2605", "\u2666", "\u25cf", "\u2726", "\u273f", "\u2740", "\u25c6", "\u2756")
 
@@ -152,6 +155,16 @@ class _Recipe:
         self.back_inset_mm = 4.0 if more.random() < 0.6 else float(more.uniform(0.0, 2.5))
         self.back_seed = int(more.integers(2**31))
         self.joker_style = int(more.integers(JOKER_STYLES))
+        # Layouts and shapes the packaged designs show and the first recipes lacked (aisleriot
+        # tango's blobby diamonds, tango_nuevo's suit in the opposite corner and one giant pip,
+        # jokers spelled downwards): a third stream, so the earlier draws stay as they were.
+        extra = np.random.default_rng(30_000 + index)
+        self.diamond = str(extra.choice(["glyph", "rounded", "slim"], p=[0.6, 0.3, 0.1]))
+        self.diamond_power = float(extra.uniform(1.1, 1.4))
+        self.across = not self.beside and extra.random() < 0.1  # suit in the top right
+        self.giant = extra.random() < 0.08  # number cards: one big pip, no layout
+        if extra.random() < 0.35:
+            self.joker_style = 4 + int(extra.integers(2))
         court_pool = _court_decks()
         self.court_deck = court_pool[int(rng.integers(len(court_pool)))] if court_pool else None
 
@@ -192,6 +205,28 @@ def _glyph(text: str, font_path: str, height_px: float, colour: tuple[int, int, 
     return ink
 
 
+def _suit(recipe: _Recipe, suit: str, height_px: float,
+          colour: tuple[int, int, int]) -> PILImage.Image:
+    """A suit sign: the suit font's glyph, or a drawn diamond (rounded or slim)."""
+    if suit != "D" or recipe.diamond == "glyph":
+        return _glyph(SUIT_GLYPHS[suit], recipe.suit_font, height_px, colour)
+    height = max(4, round(height_px))
+    width = max(3, round(height * (0.62 if recipe.diamond == "slim" else 0.8)))
+    scale = 4  # drawn large, then scaled down: smooth edges
+    power = 1.0 if recipe.diamond == "slim" else recipe.diamond_power
+    t = np.linspace(0, 2 * np.pi, 160, endpoint=False)
+    cos, sin = np.cos(t), np.sin(t)
+    x = np.sign(cos) * np.abs(cos) ** (2 / power)
+    y = np.sign(sin) * np.abs(sin) ** (2 / power)
+    points = [(float((1 + a) * (width * scale - 1) / 2), float((1 + b) * (height * scale - 1) / 2))
+              for a, b in zip(x, y, strict=True)]
+    mask = PILImage.new("L", (width * scale, height * scale), 0)
+    ImageDraw.Draw(mask).polygon(points, fill=255)
+    ink = PILImage.new("RGBA", (width, height), (*colour, 255))
+    ink.putalpha(mask.resize((width, height), PILImage.LANCZOS))
+    return ink
+
+
 def _paste(card: PILImage.Image, sprite: PILImage.Image, x: float, y: float,
            turned: bool = False) -> None:
     if turned:
@@ -217,8 +252,10 @@ def _index(card: PILImage.Image, recipe: _Recipe, rank_text: str, suit: str | No
     parts = [(rank, x, y)]
     width = rank.width
     if suit is not None:
-        pip = _glyph(SUIT_GLYPHS[suit], recipe.suit_font, recipe.suit_mm * px, ink)
-        if recipe.beside:
+        pip = _suit(recipe, suit, recipe.suit_mm * px, ink)
+        if recipe.across:  # only the rank counts as the index: pips keep clear of the rank
+            parts.append((pip, W - x - pip.width, y))
+        elif recipe.beside:
             parts.append((pip, x + rank.width + 0.8 * px, y))
             width = rank.width + 0.8 * px + pip.width
         else:
@@ -252,11 +289,14 @@ def _face(recipe: _Recipe, code: str) -> PILImage.Image:
         _court_picture(card, recipe, code, margin_mm=max(8.0, index_w / px + 1.0))
         return card
     if parsed.rank == 1:
-        _centred(card, _glyph(SUIT_GLYPHS[parsed.suit], recipe.suit_font,
-                              recipe.pip_mm * 1.8 * px, ink), W / 2, H / 2)
+        _centred(card, _suit(recipe, parsed.suit, recipe.pip_mm * 1.8 * px, ink), W / 2, H / 2)
+        return card
+    if recipe.giant:  # one big pip low in the middle, as aisleriot tango_nuevo draws
+        big = _suit(recipe, parsed.suit, H * 0.45, ink)
+        _centred(card, big, W / 2, H * 0.62)
         return card
     pip_mm = min(recipe.pip_mm, PIP_MAX_MM[parsed.rank])
-    pip = _glyph(SUIT_GLYPHS[parsed.suit], recipe.suit_font, pip_mm * px, ink)
+    pip = _suit(recipe, parsed.suit, pip_mm * px, ink)
     left = max(index_w + pip.width / 2 + 1.5 * px, W * 0.3)
     right = W - left
     top, bottom = 12 * px + pip.height / 2, H - 12 * px - pip.height / 2
@@ -310,9 +350,18 @@ def _joker_corners(card: PILImage.Image, recipe: _Recipe) -> None:
             glyph = _glyph(letter, recipe.rank_font, 4.0 * px, colour)
             sprites.append((glyph, x, top))
             top += glyph.height + 0.8 * px
-    else:  # the word across the top
+    elif recipe.joker_style == 3:  # the word across the top
         sprites.append((_glyph("JOKER", recipe.rank_font, recipe.rank_mm * 0.6 * px, colour),
                         x, y))
+    elif recipe.joker_style == 4:  # the word, reading downwards, down the side
+        sprites.append((_glyph("JOKER", recipe.rank_font, 4.5 * px, colour).rotate(
+            -90, expand=True), x, y))
+    else:  # "Joker" stacked in mixed case, the letters wandering a little
+        top = y
+        for number, letter in enumerate("Joker"):
+            glyph = _glyph(letter, recipe.rank_font, (4.5 if number == 0 else 3.2) * px, colour)
+            sprites.append((glyph, x + (number % 2) * 1.2 * px, top))
+            top += glyph.height + 0.8 * px
     for sprite, sx, sy in sprites:
         _paste(card, sprite, sx, sy)
         _paste(card, sprite, sx, sy, turned=True)
@@ -422,7 +471,7 @@ def _rounded(card: PILImage.Image) -> np.ndarray:
 def rasterise_procedural(deck: str) -> dict[str, Path]:
     """PNG paths of a procedural deck's 52 cards, joker and back (cached)."""
     index = int(deck.removeprefix(PREFIX))
-    folder = cache_dir() / deck.replace(":", "__")
+    folder = cache_dir() / f"{deck.replace(':', '__')}.v{RECIPE_VERSION}"
     codes = [*(str(c) for c in STANDARD_DECK), "JK", "back"]
     paths = {code: folder / f"{code}.png" for code in codes}
     if (folder / ".complete").exists():

@@ -35,9 +35,11 @@ from synth.scene import BoardPainter, Placed, Renderer, Scene, card
 CODES = [r + s for r in "A23456789TJQK" for s in "SHDC"]
 
 
-def _layout_positions(rng: np.random.Generator, n: int) -> list[tuple[float, float, float]]:
+def _layout_positions(rng: np.random.Generator, n: int,
+                      style: str | None = None) -> list[tuple[float, float, float]]:
     """(x, y, angle) for n cards in one of the ways cards lie on a table."""
-    style = rng.choice(["scatter", "row", "fan", "pile", "grid"], p=[0.35, 0.2, 0.15, 0.15, 0.15])
+    style = style or rng.choice(["scatter", "row", "fan", "pile", "grid"],
+                                p=[0.35, 0.2, 0.15, 0.15, 0.15])
     base = float(rng.uniform(0, 360))
     if style == "row":
         step = float(rng.uniform(18, 70))
@@ -62,8 +64,11 @@ def _layout_positions(rng: np.random.Generator, n: int) -> list[tuple[float, flo
 
 def random_scene(rng: np.random.Generator, split: Split, *,
                  image_size: tuple[int, int] = (960, 540),
-                 decks: list[str] | None = None) -> tuple[Renderer, Scene, str]:
-    """A renderer (camera, table, light) and a scene of cards; returns the deck too."""
+                 decks: list[str] | None = None,
+                 uncovered: bool = False) -> tuple[Renderer, Scene, str]:
+    """A renderer (camera, table, light) and a scene of cards; returns the deck too.
+    ``uncovered``: 6-15 cards apart in a loose grid, seen by a webcam (whole faces to learn
+    from, many per image)."""
     pool = decks or decks_for(split)
     procedural = [d for d in pool if is_procedural(d)]
     if procedural and len(procedural) < len(pool):
@@ -73,14 +78,17 @@ def random_scene(rng: np.random.Generator, split: Split, *,
     deck = pool[int(rng.integers(len(pool)))]
     # Phone-style close-ups: a few cards fill the frame (a card up to half the image's
     # width, as in hand-held photos); otherwise a webcam's view of a playing area.
-    close = rng.random() < 0.45
+    close = not uncovered and rng.random() < 0.45
     view = float(np.exp(rng.uniform(np.log(110), np.log(330))) if close
                  else rng.uniform(420, 800))
     n = int(rng.integers(1, 6) if close else rng.integers(3, 16))
+    if uncovered:
+        view, n = float(rng.uniform(380, 750)), int(rng.integers(6, 16))
     codes = [str(c) for c in rng.choice([*CODES, "JK"], size=n, replace=False)]
     placed: list[Placed] = []
     spread = 0.35 if close else 1.0
-    for i, (x, y, angle) in enumerate(_layout_positions(rng, n)):
+    for i, (x, y, angle) in enumerate(_layout_positions(rng, n,
+                                                        "grid" if uncovered else None)):
         face_up = rng.random() > 0.08
         placed.append(card(f"card{i}", codes[i], deck, (x * spread, y * spread), angle,
                            face_up=face_up))

@@ -3,6 +3,9 @@
     python -m synth.export --out /tmp/cards --count 4000 --seed 1
     YOLO_OFFLINE=1 python -m training.card_index --data /tmp/cards/classify --epochs 12
 
+With ``--faces`` it trains the whole-face classifier instead (``models/card_face.*``) on the
+``faces/`` folders of exports (``python -m synth.export ... --faces-only`` makes many).
+
 The model is trained from scratch (no pretrained weights exist here) on index corners
 (``crops.INDEX_MM``, scaled to 64 x 64) warped by ``referee.detection.crops`` from
 rendered scenes of the training decks; the validation decks measure it. Outputs:
@@ -51,8 +54,10 @@ def index_mm(sources: list[Path]) -> list[float]:
     return [float(v) for v in sizes.pop()]
 
 
-def train(data: Path, crop_mm: list[float], epochs: int, imgsz: int, batch: int, out: Path,
-          init: Path | None = None) -> dict[str, object]:
+def train(data: Path, crop_mm: list[float] | None, epochs: int, imgsz: int, batch: int,
+          out: Path, init: Path | None = None, name: str = "card_index") -> dict[str, object]:
+    """Train, export and write ``models/NAME.{onnx,pt,json}``; ``crop_mm`` is the index cut
+    (None: the model reads whole faces)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # training-only dependency
 
@@ -61,7 +66,7 @@ def train(data: Path, crop_mm: list[float], epochs: int, imgsz: int, batch: int,
     model = YOLO(str(init) if init else "yolov8n-cls.yaml")
     results = model.train(
         data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=2,
-        pretrained=init is not None, project=str(out), name="card_index", exist_ok=True,
+        pretrained=init is not None, project=str(out), name=name, exist_ok=True,
         plots=False, amp=False, fliplr=0.0,  # a mirrored index is not a card
         scale=0.1,  # crops are already framed on the index: keep 90-100% of them
         erasing=0.1, hsv_h=0.02, hsv_s=0.5, hsv_v=0.4, patience=50, verbose=False,
@@ -75,14 +80,14 @@ def train(data: Path, crop_mm: list[float], epochs: int, imgsz: int, batch: int,
     # the validation decks' crops), about 1 ms per card instead of 0.5.
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(onnx_path), str(MODELS / "card_index.onnx"),
+    quantize_dynamic(str(onnx_path), str(MODELS / f"{name}.onnx"),
                      weight_type=QuantType.QUInt8)
-    shutil.copy(best, MODELS / "card_index.pt")
+    shutil.copy(best, MODELS / f"{name}.pt")
     names = trained.names
     meta = {
         "classes": [names[i] for i in range(len(names))],
         "imgsz": imgsz,
-        "index_mm": crop_mm,
+        **({"index_mm": crop_mm} if crop_mm else {"crop": "whole face, 63 x 88 mm squeezed"}),
         "input": "RGB, N x 3 x H x W, values 0-1",
         "output": "class probabilities",
         "trained_on": str(data),
@@ -92,24 +97,27 @@ def train(data: Path, crop_mm: list[float], epochs: int, imgsz: int, batch: int,
         "train_seconds": round(seconds),
         "top1_val": float(results.top1) if hasattr(results, "top1") else None,
     }
-    (MODELS / "card_index.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (MODELS / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, nargs="+",
-                        help="one or more exports' classify/ folders (several are merged)")
+                        help="one or more exports' classify/ (or with --faces, faces/) folders;"
+                        " several are merged")
+    parser.add_argument("--faces", action="store_true",
+                        help="train the whole-face model (models/card_face.*)")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--imgsz", type=int, default=64)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--out", type=Path, default=Path("/tmp/card_index_runs"))
     parser.add_argument("--init", type=Path, help="go on from these weights (.pt)")
     args = parser.parse_args()
-    crop_mm = index_mm(args.data)
+    crop_mm = None if args.faces else index_mm(args.data)
     data = args.data[0] if len(args.data) == 1 else merged(args.data, args.out / "merged-data")
     print(json.dumps(train(data, crop_mm, args.epochs, args.imgsz, args.batch, args.out,
-                           args.init)))
+                           args.init, "card_face" if args.faces else "card_index")))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,20 @@
-"""Card identity from a card's two index corners, with a small classifier run by onnxruntime.
+"""Card identity from a card's two index corners and, when nothing covers it, its whole face,
+with small classifiers run by onnxruntime.
 
-The model (``models/card_index.onnx``, trained on synthetic renders, see models/README.md)
-classifies one 64 x 64 index crop into a card code, ``JK``, ``back`` or ``other``. Both
-index corners of a card are read; agreeing readings add up, and a card whose best reading
-is not confident enough is reported as ``??``.
+The index model (``models/card_index.onnx``, trained on synthetic renders, see
+models/README.md) classifies one 64 x 64 index crop into a card code, ``JK``, ``back`` or
+``other``. Both index corners of a card are read; agreeing readings add up. The face model
+(``models/card_face.onnx``, optional) classifies the whole card squeezed to 64 x 64: it
+counts pips and sees their shape, which an unfamiliar typeface in the corner does not hide.
+For a card known to be uncovered, a sure face reading of a number card, a back or a joker
+decides; otherwise the corners do. A card whose best reading is not confident enough is
+reported as ``??``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
@@ -16,18 +22,25 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from referee.detection.crops import INDEX_CROP_PX, LEGACY_INDEX_MM, index_crops
+from referee.detection.crops import INDEX_CROP_PX, LEGACY_INDEX_MM, card_crops
 from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
 
 __all__ = ["MODELS_DIR", "CardIdentifier", "CardReading", "ModelMissingError"]
 
 Image = npt.NDArray[np.uint8]
 DEFAULT_MODEL: Final = MODELS_DIR / "card_index.onnx"
+DEFAULT_FACE_MODEL: Final = MODELS_DIR / "card_face.onnx"
 UNSURE: Final = "??"
 #: The classifier's class for a corner that is table or clutter, not a card.
 NOT_A_CARD: Final = "other"
 #: Below this probability a reading is "??" (measured on validation decks, models/README.md).
 MIN_CONFIDENCE: Final = 0.6
+#: The face decides an uncovered card when it reads a number card, a back or a joker at
+#: least this sure (it counts pips, whatever the typeface; courts and aces, one picture
+#: or pip on any card, stay with the corners). Chosen on validation decks, models/README.md.
+FACE_SURE: Final = 0.9
+FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in "SHDC"), "back",
+                                 "JK"})
 
 
 @dataclass(frozen=True)
@@ -37,45 +50,98 @@ class CardReading:
     card: str
     confidence: float
     corners: tuple[tuple[str, float], tuple[str, float]]
+    #: The whole face's reading, when it was read (an uncovered card with a face model).
+    face: tuple[str, float] | None = field(default=None, compare=False)
 
 
-class CardIdentifier:
-    """Reads card identities with the ONNX index-corner classifier."""
+class _Classifier:
+    """One ONNX classifier of square BGR crops and its class names."""
 
-    def __init__(self, model: Path = DEFAULT_MODEL, *, threads: int = 1) -> None:
-        meta = read_meta(model, "card model")
-        self.model_path = model
-        self.classes: list[str] = list(meta["classes"])
-        #: The size of the index cut the model was trained on (mm, width x height).
-        width, height = meta.get("index_mm", LEGACY_INDEX_MM)
-        self.index_mm = (float(width), float(height))
+    def __init__(self, model: Path, what: str, threads: int) -> None:
+        self.meta = read_meta(model, what)
+        self.path = model
+        self.classes: list[str] = list(self.meta["classes"])
         self.threads = threads
 
     @cached_property
     def _session(self) -> Any:
-        return cpu_session(self.model_path, self.threads)
+        return cpu_session(self.path, self.threads)
 
     def probabilities(self, crops: list[Image]) -> npt.NDArray[np.float32]:
-        """Class probabilities (N x classes) for BGR index crops of INDEX_CROP_PX square."""
+        """Class probabilities (N x classes) for BGR crops."""
         batch = np.stack([c[:, :, ::-1] for c in crops]).astype(np.float32) / 255.0
         batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
         session = self._session
         output = session.run(None, {session.get_inputs()[0].name: batch})[0]
         return np.asarray(output, dtype=np.float32)
 
-    def identify(self, image: Image, corners_px: npt.ArrayLike) -> CardReading:
-        """Read the card whose four corners (image pixels, any order) are given."""
-        return self.identify_many(image, [corners_px])[0]
 
-    def identify_many(self, image: Image, cards: list[npt.ArrayLike]) -> list[CardReading]:
+class CardIdentifier:
+    """Reads card identities with the ONNX index-corner classifier and, for uncovered cards,
+    the whole-face classifier (when ``face_model`` exists)."""
+
+    def __init__(self, model: Path = DEFAULT_MODEL, *,
+                 face_model: Path | None = DEFAULT_FACE_MODEL, threads: int = 1) -> None:
+        self._index = _Classifier(model, "card model", threads)
+        self.model_path = model
+        self.classes = self._index.classes
+        #: The size of the index cut the model was trained on (mm, width x height).
+        width, height = self._index.meta.get("index_mm", LEGACY_INDEX_MM)
+        self.index_mm = (float(width), float(height))
+        self.threads = threads
+        self._face = _Classifier(face_model, "card face model", threads) \
+            if face_model is not None and face_model.exists() else None
+
+    @property
+    def reads_faces(self) -> bool:
+        return self._face is not None
+
+    def probabilities(self, crops: list[Image]) -> npt.NDArray[np.float32]:
+        """Class probabilities (N x classes) for BGR index crops of INDEX_CROP_PX square."""
+        return self._index.probabilities(crops)
+
+    def identify(self, image: Image, corners_px: npt.ArrayLike,
+                 uncovered: bool = False) -> CardReading:
+        """Read the card whose four corners (image pixels, any order) are given."""
+        return self.identify_many(image, [corners_px], [uncovered])[0]
+
+    def identify_many(self, image: Image, cards: list[npt.ArrayLike],
+                      uncovered: Sequence[bool] | None = None) -> list[CardReading]:
+        """Read each card; the faces of those ``uncovered`` says nothing lies on are read
+        too (by default none: a covered face shows another card's pips)."""
         if not cards:
             return []
         crops: list[Image] = []
         for corners in cards:
-            crops.extend(index_crops(image, corners, self.index_mm))
+            crops.extend(card_crops(image, corners, self.index_mm)[:2])
         assert crops[0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
-        probs = self.probabilities(crops)
-        return [self._combine(probs[2 * i], probs[2 * i + 1]) for i in range(len(cards))]
+        probs = self._index.probabilities(crops)
+        readings = [self._combine(probs[2 * i], probs[2 * i + 1]) for i in range(len(cards))]
+        return self.with_faces(image, cards, readings, uncovered) if uncovered else readings
+
+    def with_faces(self, image: Image, cards: Sequence[npt.ArrayLike],
+                   readings: list[CardReading],
+                   uncovered: Sequence[bool] | None = None) -> list[CardReading]:
+        """``readings`` (of ``cards``, from the corners) with the faces of the ``uncovered``
+        cards (default: all) read too: a sure face reading of a number card, a back or a
+        joker decides. Without a face model, ``readings`` as they are."""
+        wanted = [i for i in range(len(cards)) if uncovered is None or uncovered[i]]
+        if self._face is None or not wanted:
+            return readings
+        faces = self._face.probabilities([card_crops(image, cards[i], self.index_mm)[2]
+                                          for i in wanted])
+        out = list(readings)
+        for i, face in zip(wanted, faces, strict=True):
+            out[i] = self._decide(readings[i], face)
+        return out
+
+    def _decide(self, reading: CardReading, face: npt.NDArray[np.float32]) -> CardReading:
+        assert self._face is not None
+        read = (self._face.classes[int(face.argmax())], float(face.max()))
+        card, confidence = reading.card, reading.confidence
+        if read[0] in FACE_DECIDES and read[1] >= FACE_SURE:
+            card, confidence = read
+        return CardReading(card, confidence, reading.corners, read)
 
     def _combine(self, first: npt.NDArray[np.float32],
                  second: npt.NDArray[np.float32]) -> CardReading:

@@ -1,4 +1,5 @@
-"""Warping a detected card to its canonical upright view, and cutting its index corners.
+"""Warping a detected card to its canonical upright view, and cutting its index corners
+and its whole face.
 
 Training (the synthetic export) and inference use this one implementation. A card's four
 corners come in any order; they are put in clockwise image order with a short side first,
@@ -29,6 +30,8 @@ INDEX_MM: Final = (26.0, 32.0)
 LEGACY_INDEX_MM: Final = (26.0, 26.0)
 #: Every cut is scaled to this square, whatever its size in mm.
 INDEX_CROP_PX: Final = 64
+#: The whole card (63 x 88 mm) is squeezed into this square for the face model.
+FACE_CROP_PX: Final = 64
 
 
 def order_corners(corners: npt.ArrayLike) -> Corners:
@@ -59,13 +62,25 @@ def index_crops(image: Image, corners: npt.ArrayLike,
     """The two index corners (``index_mm`` of the card each), each scaled to an upright
     square ``INDEX_CROP_PX`` wide: the first at corner 0 of ``order_corners``, the second at
     the diagonally opposite corner turned a half turn so both look alike."""
+    first, second, _ = card_crops(image, corners, index_mm)
+    return first, second
+
+
+def card_crops(image: Image, corners: npt.ArrayLike,
+               index_mm: tuple[float, float] = INDEX_MM) -> tuple[Image, Image, Image]:
+    """The two index corners as ``index_crops`` cuts them, and the whole face squeezed to a
+    ``FACE_CROP_PX`` square (upright up to a half turn), from one warp."""
     flat = canonical_card(image, corners)
     w, h = (round(v * CANONICAL_PX_PER_MM) for v in index_mm)
     first = flat[:h, :w]
-    second = cv2.rotate(flat[-h:, -w:], cv2.ROTATE_180)
-    size = (INDEX_CROP_PX, INDEX_CROP_PX)
-    return (np.asarray(cv2.resize(first, size, interpolation=cv2.INTER_AREA), np.uint8),
-            np.asarray(cv2.resize(second, size, interpolation=cv2.INTER_AREA), np.uint8))
+    second = np.asarray(cv2.rotate(flat[-h:, -w:], cv2.ROTATE_180), np.uint8)
+
+    def scaled(part: Image, side: int) -> Image:
+        return np.asarray(cv2.resize(part, (side, side), interpolation=cv2.INTER_AREA),
+                          np.uint8)
+
+    return (scaled(first, INDEX_CROP_PX), scaled(second, INDEX_CROP_PX),
+            scaled(flat, FACE_CROP_PX))
 
 
 def corner_of(corners: npt.ArrayLike, index: int) -> int:

@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from referee.detection.cards import NOT_A_CARD, UNSURE, CardIdentifier, ModelMissingError
 from referee.detection.learned import CardDetector
-from referee.detection.outlines import Outline, distinct, find_cards
+from referee.detection.outlines import Outline, alone, distinct, find_cards
 
 Image = npt.NDArray[np.uint8]
 #: Below this identity confidence an outline is dropped as no card (``detect`` only: the
@@ -89,7 +89,11 @@ def detect(image: Image, identifier: CardIdentifier | None,
             [outlines[i] for i in cardlike],
             [found[i].confidence + 1e-3 * outlines[i].score for i in cardlike])]
         outlines = [outlines[i] for i in chosen]
-        readings = [(found[i].card, found[i].confidence) for i in chosen]
+        # A card no other card overlaps shows its whole face: that is read too.
+        corners = [o.corners for o in outlines]
+        final = identifier.with_faces(image, corners, [found[i] for i in chosen],
+                                      alone(corners))
+        readings = [(r.card, r.confidence) for r in final]
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
     return Detections(cards, warnings=warnings)

@@ -8,14 +8,14 @@ difference between stable states gives each new card's outline.)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 import cv2
 import numpy as np
 import numpy.typing as npt
-from shapely.geometry import Polygon
+from shapely.geometry import MultiPoint, Polygon
 
 Image = npt.NDArray[np.uint8]
 CARD_ASPECT: Final = 88.0 / 63.0
@@ -204,6 +204,20 @@ def distinct(outlines: list[Outline], priority: list[float]) -> list[int]:
                for j in kept):
             kept.append(i)
     return kept
+
+
+#: A card another outline overlaps by more than this share of its area may be covered.
+COVERED_SHARE: Final = 0.01
+
+
+def alone(outlines: Sequence[npt.ArrayLike]) -> list[bool]:
+    """For each 4-corner outline, whether no other outline overlaps it (by more than
+    ``COVERED_SHARE`` of its area): then nothing can lie on it, whichever card is on top."""
+    # Cards are convex: their hull is a valid polygon whatever order the corners come in.
+    shapes = [MultiPoint(np.asarray(o, dtype=np.float64).reshape(4, 2)).convex_hull
+              for o in outlines]
+    return [all(j == i or not a.intersects(b) or a.intersection(b).area <= COVERED_SHARE * a.area
+                for j, b in enumerate(shapes)) for i, a in enumerate(shapes)]
 
 
 def overlap(a: npt.ArrayLike, b: npt.ArrayLike) -> float:

@@ -6,23 +6,27 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from referee.detection.cards import UNSURE, CardIdentifier
+from referee.detection.outlines import alone
 from referee.tracking.cards import CardReader, CardReading
 from referee.tracking.topdown import FloatArray, Image
 
 
 class IdentifierReader:
     """Reads each card on every frame given (the original camera frames, never the warp)
-    and sums the confidence per code: a card misread once is outvoted by the others."""
+    and sums the confidence per code: a card misread once is outvoted by the others.
+    The cards read are the ones just placed, so on top: their faces are read too, unless
+    two of them overlap each other."""
 
     def __init__(self, identifier: CardIdentifier) -> None:
         self.identifier = identifier
 
     def read(self, t: float, frames: Sequence[Image], corners_mm: Sequence[FloatArray],
              corners_px: Sequence[FloatArray]) -> list[CardReading]:
-        del t, corners_mm
+        del t
         votes: list[dict[str, float]] = [defaultdict(float) for _ in corners_px]
+        uncovered = alone(list(corners_mm))
         for frame in frames:
-            readings = self.identifier.identify_many(frame, list(corners_px))
+            readings = self.identifier.identify_many(frame, list(corners_px), uncovered)
             for vote, reading in zip(votes, readings, strict=True):
                 vote[reading.card] += reading.confidence
         out = []

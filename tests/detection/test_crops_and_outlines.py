@@ -9,9 +9,15 @@ import numpy as np
 import pytest
 
 from referee.detection.cards import MODELS_DIR, CardIdentifier
-from referee.detection.crops import LEGACY_INDEX_MM, index_crops, order_corners
+from referee.detection.crops import (
+    FACE_CROP_PX,
+    LEGACY_INDEX_MM,
+    card_crops,
+    index_crops,
+    order_corners,
+)
 from referee.detection.detect import DetectError, Detections, annotate, detect, read_image
-from referee.detection.outlines import find_cards
+from referee.detection.outlines import alone, find_cards
 from synth import effects
 from synth.camera import Camera
 from synth.scene import Renderer, Scene, card
@@ -34,6 +40,29 @@ def test_crops_do_not_depend_on_corner_order() -> None:
     for order in itertools.permutations(range(4)):
         crops = index_crops(image, cards[0][list(order)])
         assert {c.tobytes() for c in crops} == {c.tobytes() for c in reference}
+
+
+def test_the_face_crop_is_the_whole_card_and_the_corners_match_index_crops() -> None:
+    image, cards = _two_cards()
+    first, second, face = card_crops(image, cards[1])
+    same = index_crops(image, cards[1])
+    assert [c.tobytes() for c in (first, second)] == [c.tobytes() for c in same]
+    assert face.shape == (FACE_CROP_PX, FACE_CROP_PX, 3)
+    # The 7H's face: paper along the rim (the rounded corners aside), red pips inside.
+    rim = np.concatenate([face[1, 6:-6], face[-2, 6:-6], face[6:-6, 1],
+                          face[6:-6, -2]]).astype(int)
+    assert (rim[:, 1] - rim[:, 2] < 30).all() and rim.mean() > 150
+    red = (face[..., 2].astype(int) - face[..., 1]) > 80
+    assert red[8:-8, 8:-8].sum() > 20
+
+
+def test_alone_tells_cards_something_may_cover_from_cards_apart() -> None:
+    card_a = [[0, 0], [63, 0], [63, 88], [0, 88]]
+    card_b = [[50, 40], [113, 40], [113, 128], [50, 128]]  # overlaps a's corner
+    card_c = [[200, 0], [263, 0], [263, 88], [200, 88]]
+    touching = [[63, 0], [126, 0], [126, 88], [63, 88]]  # shares an edge with a only
+    assert alone([card_a, card_b, card_c]) == [False, False, True]
+    assert alone([card_a, touching]) == [True, True]
 
 
 def test_order_corners_is_clockwise_from_a_short_side() -> None:

@@ -40,5 +40,17 @@ def test_export_is_deterministic_from_its_seed(tmp_path: Path) -> None:
     assert np.array_equal(cv2.imread(str(first)), cv2.imread(str(twin)))
 
 
+def test_export_writes_whole_faces_of_uncovered_cards(tmp_path: Path) -> None:
+    export(tmp_path / "a", 4, seed=5, workers=1, progress=False)
+    totals = export(tmp_path / "f", 4, seed=5, workers=1, progress=False, faces_only=True)
+    faces = list((tmp_path / "f" / "faces").rglob("*.png"))
+    assert len(faces) == totals["crops"] > 4  # several uncovered cards per image
+    assert not list((tmp_path / "f" / "classify").rglob("*.png"))  # faces only
+    assert cv2.imread(str(faces[0])).shape == (64, 64, 3)
+    assert {p.parent.name for p in faces} <= {*_codes(), "JK", "back"}
+    # An ordinary export writes faces too, beside the index crops, with table as "other".
+    assert {p.parent.name for p in (tmp_path / "a" / "faces").rglob("*.png")} >= {"other"}
+
+
 def _codes() -> list[str]:
     return [r + s for r in "A23456789TJQK" for s in "SHDC"]

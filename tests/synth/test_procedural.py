@@ -17,6 +17,7 @@ from synth.procedural import (
     _back,
     _face,
     _Recipe,
+    _suit,
     procedural_decks,
     rasterise_procedural,
 )
@@ -85,3 +86,33 @@ def test_every_back_style_is_patterned_and_has_no_index(style: int) -> None:
     assert middle.std() > 3  # not a blank card
     # The same all over: a half turn shows the same kind of picture (no corner index).
     assert abs(back[:H // 3].std() - back[-H // 3:].std()) < 0.5 * back.std() + 5
+
+
+def test_drawn_diamonds_are_rounded_or_slim_diamonds() -> None:
+    recipe = _Recipe(5)
+    filled = {}
+    for style in ("rounded", "slim"):
+        recipe.diamond, recipe.diamond_power = style, 1.3
+        sign = np.asarray(_suit(recipe, "D", 80, (200, 0, 0)))[..., 3] > 127
+        filled[style] = sign.mean()  # of its bounding box: a diamond 0.5, an ellipse 0.79
+        assert sign.shape[0] == 80 and sign[40, sign.shape[1] // 2]
+    assert 0.45 < filled["slim"] < 0.55
+    assert 0.55 < filled["rounded"] < 0.75
+    assert np.asarray(_suit(recipe, "H", 80, (200, 0, 0))).shape[0] == 80  # other suits: glyph
+
+
+def test_a_suit_across_the_top_sits_in_the_opposite_corner() -> None:
+    recipe = _Recipe(5)
+    recipe.beside, recipe.across = False, True
+    card = cv2.cvtColor(np.asarray(_face(recipe, "7S")), cv2.COLOR_RGBA2BGRA)
+    top = slice(0, round((recipe.index_y_mm + recipe.rank_mm) * 4) + 4)
+    assert _ink(card, top, slice(W - 26 * 4, W)) > 0.01  # the suit, top right
+    assert _ink(card, slice(H - 26 * 4, H), slice(0, 26 * 4)) > 0.01  # and turned, bottom left
+
+
+def test_a_giant_pip_deck_draws_one_big_pip_for_a_number_card() -> None:
+    recipe = _Recipe(5)
+    recipe.giant = True
+    card = cv2.cvtColor(np.asarray(_face(recipe, "9H")), cv2.COLOR_RGBA2BGRA)
+    middle = _ink(card, slice(H // 2, 3 * H // 4), slice(W // 3, 2 * W // 3))
+    assert middle > 0.8  # solid ink where nine pips would leave paper between them

@@ -1,0 +1,65 @@
+"""How a card's reading is made: the index corners always, the whole face when uncovered."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.detection.cards import (
+    DEFAULT_FACE_MODEL,
+    DEFAULT_MODEL,
+    FACE_SURE,
+    CardIdentifier,
+)
+from synth import effects
+from synth.camera import Camera
+from synth.scene import Renderer, Scene, card
+
+pytestmark = pytest.mark.skipif(not DEFAULT_FACE_MODEL.exists(), reason="no face model")
+
+
+@pytest.fixture(scope="module")
+def identifier() -> CardIdentifier:
+    return CardIdentifier()
+
+
+def _probs(identifier: CardIdentifier, classes: list[str], **sure: float) -> np.ndarray:
+    p = np.full(len(classes), 1e-4, np.float32)
+    for code, value in sure.items():
+        p[classes.index(code)] = value
+    return p
+
+
+def test_a_sure_face_decides_number_cards_backs_and_jokers_only(
+        identifier: CardIdentifier) -> None:
+    face_classes = identifier._face.classes if identifier._face else []
+    corners = _probs(identifier, identifier.classes, **{"8H": 0.8})
+
+    by_corners = identifier._combine(corners, corners)
+    assert by_corners.card == "8H" and by_corners.face is None
+
+    def read(**face: float) -> str:
+        return identifier._decide(by_corners, _probs(identifier, face_classes, **face)).card
+
+    assert read(**{"8D": 0.97}) == "8D"  # the face counts eight diamonds
+    assert read(back=0.95) == "back" and read(JK=0.95) == "JK"
+    assert read(**{"8D": FACE_SURE - 0.1}) == "8H"  # not sure enough: the corners decide
+    assert read(QD=0.97) == "8H" and read(AD=0.97) == "8H"  # courts and aces: corners
+
+
+def test_the_face_is_read_only_for_cards_said_to_be_uncovered(
+        identifier: CardIdentifier) -> None:
+    camera = Camera.looking_at((0.0, 0.0), 300.0, tilt_deg=15.0, image_size=(960, 540))
+    scene = Scene((card("a", "7C", "aisleriot:anglo_poker", (0.0, 0.0), 20.0),))
+    clean = effects.Photometry.random(np.random.default_rng(0), clean=True)
+    image, truth = Renderer(camera, np.random.default_rng(1), clean).render(scene)
+    corners = np.array(truth.objects[0].corners_px)
+    covered, uncovered = identifier.identify_many(image, [corners, corners], [False, True])
+    assert covered.face is None and covered.card == "7C"
+    assert uncovered.face is not None and uncovered.face[0] == "7C"
+    assert uncovered.card == "7C"
+
+
+def test_without_a_face_model_only_the_corners_read(identifier: CardIdentifier) -> None:
+    plain = CardIdentifier(DEFAULT_MODEL, face_model=None)
+    assert not plain.reads_faces and identifier.reads_faces
