@@ -52,6 +52,9 @@ class CardReading:
     corners: tuple[tuple[str, float], tuple[str, float]]
     #: The whole face's reading, when it was read (an uncovered card with a face model).
     face: tuple[str, float] | None = field(default=None, compare=False)
+    #: The face as cut for the face model, kept from the corners' warp so that reading the
+    #: face later does not warp the card again.
+    face_view: Image | None = field(default=None, compare=False, repr=False)
 
 
 class _Classifier:
@@ -112,11 +115,15 @@ class CardIdentifier:
         if not cards:
             return []
         crops: list[Image] = []
+        faces: list[Image] = []
         for corners in cards:
-            crops.extend(card_crops(image, corners, self.index_mm)[:2])
+            first, second, face = card_crops(image, corners, self.index_mm)
+            crops.extend((first, second))
+            faces.append(face)
         assert crops[0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
         probs = self._index.probabilities(crops)
-        readings = [self._combine(probs[2 * i], probs[2 * i + 1]) for i in range(len(cards))]
+        readings = [self._combine(probs[2 * i], probs[2 * i + 1], faces[i])
+                    for i in range(len(cards))]
         return self.with_faces(image, cards, readings, uncovered) if uncovered else readings
 
     def with_faces(self, image: Image, cards: Sequence[npt.ArrayLike],
@@ -128,8 +135,10 @@ class CardIdentifier:
         wanted = [i for i in range(len(cards)) if uncovered is None or uncovered[i]]
         if self._face is None or not wanted:
             return readings
-        faces = self._face.probabilities([card_crops(image, cards[i], self.index_mm)[2]
-                                          for i in wanted])
+        views = [readings[i].face_view for i in wanted]
+        faces = self._face.probabilities([
+            view if view is not None else card_crops(image, cards[i], self.index_mm)[2]
+            for i, view in zip(wanted, views, strict=True)])
         out = list(readings)
         for i, face in zip(wanted, faces, strict=True):
             out[i] = self._decide(readings[i], face)
@@ -141,10 +150,10 @@ class CardIdentifier:
         card, confidence = reading.card, reading.confidence
         if read[0] in FACE_DECIDES and read[1] >= FACE_SURE:
             card, confidence = read
-        return CardReading(card, confidence, reading.corners, read)
+        return CardReading(card, confidence, reading.corners, read, reading.face_view)
 
-    def _combine(self, first: npt.NDArray[np.float32],
-                 second: npt.NDArray[np.float32]) -> CardReading:
+    def _combine(self, first: npt.NDArray[np.float32], second: npt.NDArray[np.float32],
+                 face_view: Image | None = None) -> CardReading:
         readings = tuple((self.classes[int(p.argmax())], float(p.max())) for p in (first, second))
         # A covered corner reads as "other" or as something unsure: the best card class over
         # both corners wins, so one clear corner suffices and two agreeing ones reinforce.
@@ -155,4 +164,4 @@ class CardIdentifier:
         confidence = float(max(first[best], second[best],
                                1 - (1 - first[best]) * (1 - second[best])))
         card = self.classes[best] if confidence >= MIN_CONFIDENCE else UNSURE
-        return CardReading(card, confidence, readings)  # type: ignore[arg-type]
+        return CardReading(card, confidence, readings, None, face_view)  # type: ignore[arg-type]
