@@ -89,22 +89,25 @@ def render_one(job: Job) -> dict[str, Any]:
             continue
         first, second, face = card_crops(image, corners)
         if obj.visible_fraction >= MIN_FACE_VISIBLE:
-            folder = job.out / "faces" / split_dir / label
-            folder.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(folder / f"{name}_{obj.uid}.png"), face)
+            _save(job, "faces", label, f"{name}_{obj.uid}.png", face)
         # card_crops orders the corners itself: map its two crops back to the artwork's
         # top-left (index_visible[0]) and bottom-right (index_visible[1]) corners.
         flipped = _is_flipped(corners)
         for crop, corner in ((first, 1 if flipped else 0), (second, 0 if flipped else 1)):
             if readable[corner] >= MIN_INDEX_VISIBLE:
-                folder = job.out / "classify" / split_dir / label
-                folder.mkdir(parents=True, exist_ok=True)
-                cv2.imwrite(str(folder / f"{name}_{obj.uid}_{corner}.png"), crop)
+                _save(job, "classify", label, f"{name}_{obj.uid}_{corner}.png", crop)
                 crops += 1
     crops += _other_crops(image, truth, job, name, rng)
     (job.out / "detect-obb" / "labels" / split_dir / f"{name}.txt").write_text(
         "".join(line + "\n" for line in lines))
     return {"cards": len(lines), "crops": crops, "deck": deck}
+
+
+def _save(job: Job, kind: str, label: str, filename: str, picture: np.ndarray) -> None:
+    """A classification sample: ``<out>/<kind>/<train|val>/<label>/<filename>``."""
+    folder = job.out / kind / ("val" if job.split == "val" else "train") / label
+    folder.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / filename), picture)
 
 
 def _face_crops(image: np.ndarray, truth: Any, job: Job, name: str) -> int:
@@ -116,9 +119,7 @@ def _face_crops(image: np.ndarray, truth: Any, job: Job, name: str) -> int:
                 not _in_frame(corners, image.shape[1::-1]) or \
                 _short_side_px(corners) < MIN_CARD_WIDTH_PX:
             continue
-        folder = job.out / "faces" / ("val" if job.split == "val" else "train") / obj.label
-        folder.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(folder / f"{name}_{obj.uid}.png"), card_crops(image, corners)[2])
+        _save(job, "faces", obj.label, f"{name}_{obj.uid}.png", card_crops(image, corners)[2])
         made += 1
     return made
 
@@ -156,9 +157,7 @@ def _other_crops(image: np.ndarray, truth: Any, job: Job, name: str,
             continue
         crop, _, face = card_crops(image, box)
         for kind, picture in (("classify", crop), ("faces", face)):
-            folder = job.out / kind / ("val" if job.split == "val" else "train") / "other"
-            folder.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(folder / f"{name}_other{attempt}.png"), picture)
+            _save(job, kind, "other", f"{name}_other{attempt}.png", picture)
         made += 1
     return made
 
