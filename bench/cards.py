@@ -8,6 +8,7 @@ corners with ``CardIdentifier`` (so this measures identity, not detection; a car
 card's outline overlaps has its whole face read too, as at run time), and prints:
 - accuracy on fully visible cards (visible fraction >= 0.99);
 - accuracy on cards at least 40% visible with at least one index corner showing;
+- accuracy on the fully visible cards no other card overlaps (their faces are read);
 - the share read as "??" (unsure), and milliseconds per card.
 Cards whose short side is under 45 px in the image are counted apart (too small to read).
 """
@@ -74,6 +75,7 @@ def main() -> None:
     full = [r for r in readable if float(r["visible"]) >= 0.99]  # type: ignore[arg-type]
     partial = [r for r in readable if float(r["visible"]) >= 0.4  # type: ignore[arg-type]
                and float(r["index_visible"]) >= 0.85]  # type: ignore[arg-type]
+    apart = [r for r in full if r["apart"]]
 
     def accuracy(group: list[dict[str, object]]) -> float:
         return round(100 * sum(r["read"] == r["truth"] for r in group) / max(len(group), 1), 2)
@@ -94,6 +96,8 @@ def main() -> None:
                           "unsure_pct": unsure(full)},
         "partly_covered_index_showing": {"cards": len(partial), "accuracy_pct": accuracy(partial),
                                          "unsure_pct": unsure(partial)},
+        "fully_visible_lying_apart": {"cards": len(apart), "accuracy_pct": accuracy(apart),
+                                      "unsure_pct": unsure(apart)},
         "ms_per_card": round(1000 * seconds / max(len(rows), 1), 2),
     }))
 
