@@ -245,6 +245,13 @@ def replay(video: str, game: str, players: str | None, set_: tuple[str, ...],
         fail(str(error))
     except OSError as error:
         fail(f"cannot read {error.filename}: {error.strerror}")
+    # A manual input naming someone not at the table would stop the replay where it comes:
+    # say so before the video is read.
+    seated = list(pipeline.session.players)
+    strangers = sorted({str(p) for o in manual if (p := getattr(o, "player", None))} - set(seated))
+    if strangers:
+        fail(f"{observations_file}: player {strangers[0]!r} is not at the table (players: "
+             f"{', '.join(seated)}; name them with --players)")
     _print_replay(path, info, pipeline, manual, as_json)
 
 

@@ -51,6 +51,16 @@ def test_a_calibration_for_another_board_is_refused() -> None:
     _one_line_exit_2(done, "grid")
 
 
+def test_manual_inputs_from_players_not_at_the_table_are_refused_before_replaying() -> None:
+    # The slapstick sample's declarations name Ann, Ben and Cat; without --players the
+    # table seats P1-P3. The refusal comes before the video is read: nothing is printed.
+    clip = ROOT / "sample_footage" / "slapstick"
+    done = _referee("replay", str(clip / "video.mp4"), "--game", "slapstick",
+                    "--observations", str(clip / "manual.jsonl"), "--json")
+    _one_line_exit_2(done, "player 'Ann' is not at the table")
+    assert done.stdout == ""
+
+
 @pytest.mark.parametrize("damage", ["garbage", "empty"])
 def test_a_corrupt_video_is_refused(tmp_path: Path, damage: str) -> None:
     video = tmp_path / "video.mp4"
