@@ -36,7 +36,7 @@ def main() -> None:
     parser.add_argument("--identity", type=Path, default=DEFAULT_MODEL,
                         help="the card identity model (ONNX) to measure")
     parser.add_argument("--face", type=Path, default=DEFAULT_FACE_MODEL,
-                        help="the whole-face model (ONNX) to pool with it")
+                        help="the whole-face model (ONNX) read with it")
     parser.add_argument("--no-faces", action="store_true", help="read index corners only")
     parser.add_argument("--scenes", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2024)

@@ -199,9 +199,14 @@ def _glyph(text: str, font_path: str, height_px: float, colour: tuple[int, int, 
     mask = canvas.crop(box)
     scale = height_px / mask.height
     size = (max(1, round(mask.width * scale * squeeze)), max(1, round(height_px)))
-    mask = mask.resize(size, PILImage.LANCZOS)
+    return _inked(mask, size, colour)
+
+
+def _inked(mask: PILImage.Image, size: tuple[int, int],
+           colour: tuple[int, int, int]) -> PILImage.Image:
+    """``colour`` wherever ``mask`` (scaled to ``size``) is set: an RGBA sprite."""
     ink = PILImage.new("RGBA", size, (*colour, 255))
-    ink.putalpha(mask)
+    ink.putalpha(mask.resize(size, PILImage.LANCZOS))
     return ink
 
 
@@ -222,9 +227,7 @@ def _suit(recipe: _Recipe, suit: str, height_px: float,
               for a, b in zip(x, y, strict=True)]
     mask = PILImage.new("L", (width * scale, height * scale), 0)
     ImageDraw.Draw(mask).polygon(points, fill=255)
-    ink = PILImage.new("RGBA", (width, height), (*colour, 255))
-    ink.putalpha(mask.resize((width, height), PILImage.LANCZOS))
-    return ink
+    return _inked(mask, (width, height), colour)
 
 
 def _paste(card: PILImage.Image, sprite: PILImage.Image, x: float, y: float,
@@ -345,11 +348,7 @@ def _joker_corners(card: PILImage.Image, recipe: _Recipe) -> None:
             word = _glyph("JOKER", recipe.rank_font, 2.5 * px, colour).rotate(90, expand=True)
             sprites.append((word, x + (star.width - word.width) / 2, y + star.height + px))
     elif recipe.joker_style == 2:  # the letters stacked
-        top = y
-        for letter in "JOKER":
-            glyph = _glyph(letter, recipe.rank_font, 4.0 * px, colour)
-            sprites.append((glyph, x, top))
-            top += glyph.height + 0.8 * px
+        sprites += _stacked("JOKER", [4.0] * 5, 0.0, recipe.rank_font, colour, x, y)
     elif recipe.joker_style == 3:  # the word across the top
         sprites.append((_glyph("JOKER", recipe.rank_font, recipe.rank_mm * 0.6 * px, colour),
                         x, y))
@@ -357,14 +356,26 @@ def _joker_corners(card: PILImage.Image, recipe: _Recipe) -> None:
         sprites.append((_glyph("JOKER", recipe.rank_font, 4.5 * px, colour).rotate(
             -90, expand=True), x, y))
     else:  # "Joker" stacked in mixed case, the letters wandering a little
-        top = y
-        for number, letter in enumerate("Joker"):
-            glyph = _glyph(letter, recipe.rank_font, (4.5 if number == 0 else 3.2) * px, colour)
-            sprites.append((glyph, x + (number % 2) * 1.2 * px, top))
-            top += glyph.height + 0.8 * px
+        sprites += _stacked("Joker", [4.5, 3.2, 3.2, 3.2, 3.2], 1.2, recipe.rank_font, colour,
+                            x, y)
     for sprite, sx, sy in sprites:
         _paste(card, sprite, sx, sy)
         _paste(card, sprite, sx, sy, turned=True)
+
+
+def _stacked(word: str, heights_mm: list[float], wander_mm: float, font: str,
+             colour: tuple[int, int, int], x: float, y: float,
+             ) -> list[tuple[PILImage.Image, float, float]]:
+    """The letters of ``word`` one below the other from (x, y), each ``heights_mm`` tall,
+    every second one ``wander_mm`` to the right."""
+    px = ART_PX_PER_MM
+    sprites = []
+    top = y
+    for number, (letter, height) in enumerate(zip(word, heights_mm, strict=True)):
+        glyph = _glyph(letter, font, height * px, colour)
+        sprites.append((glyph, x + (number % 2) * wander_mm * px, top))
+        top += glyph.height + 0.8 * px
+    return sprites
 
 
 def _back(recipe: _Recipe) -> PILImage.Image:

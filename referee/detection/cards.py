@@ -86,22 +86,16 @@ class CardIdentifier:
     def __init__(self, model: Path = DEFAULT_MODEL, *,
                  face_model: Path | None = DEFAULT_FACE_MODEL, threads: int = 1) -> None:
         self._index = _Classifier(model, "card model", threads)
-        self.model_path = model
         self.classes = self._index.classes
         #: The size of the index cut the model was trained on (mm, width x height).
         width, height = self._index.meta.get("index_mm", LEGACY_INDEX_MM)
         self.index_mm = (float(width), float(height))
-        self.threads = threads
         self._face = _Classifier(face_model, "card face model", threads) \
             if face_model is not None and face_model.exists() else None
 
     @property
     def reads_faces(self) -> bool:
         return self._face is not None
-
-    def probabilities(self, crops: list[Image]) -> npt.NDArray[np.float32]:
-        """Class probabilities (N x classes) for BGR index crops of INDEX_CROP_PX square."""
-        return self._index.probabilities(crops)
 
     def identify(self, image: Image, corners_px: npt.ArrayLike,
                  uncovered: bool = False) -> CardReading:

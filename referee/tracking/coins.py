@@ -248,22 +248,22 @@ class CoinObserver:
         change = colour_change(state, self._last)
         still = []
         for coin in self.coins:
-            mask = np.zeros(change.shape, np.uint8)
-            (x, y), = self.view.to_raster(coin.center)
-            cv2.circle(mask, (round(x), round(y)), max(1, round(coin.radius *
-                                                               self.view.px_per_mm)), 1, -1)
-            inside = change[mask.astype(bool)]
+            inside = change[self._disc(change.shape, coin.center, coin.radius).astype(bool)]
             if inside.size and np.percentile(inside, 90) < STILL_LEVEL:
                 still.append(coin)
         return still
 
+    def _disc(self, shape: tuple[int, ...], place: Place, radius_mm: float) -> Image:
+        """A raster mask (1 inside) of the disc of ``radius_mm`` around ``place``."""
+        mask = np.zeros(shape[:2], np.uint8)
+        (x, y), = self.view.to_raster(place)
+        cv2.circle(mask, (round(x), round(y)), max(1, round(radius_mm * self.view.px_per_mm)),
+                   1, -1)
+        return mask
+
     def _colour(self, lab: Image, place: Place) -> Colour:
         """Mean Lab colour within FACE_FRACTION of a coin's radius around ``place``."""
-        mask = np.zeros(lab.shape[:2], np.uint8)
-        (x, y), = self.view.to_raster(place)
-        r = FACE_FRACTION * COIN_MM / 2 * self.view.px_per_mm
-        cv2.circle(mask, (round(x), round(y)), max(1, round(r)), 1, -1)
-        mean = cv2.mean(lab, mask)
+        mean = cv2.mean(lab, self._disc(lab.shape, place, FACE_FRACTION * COIN_MM / 2))
         return (float(mean[0]), float(mean[1]), float(mean[2]))
 
     def commit(self, changes: CoinChanges, *, keep: tuple[Coin, ...] = ()) -> None:
