@@ -29,7 +29,7 @@ import numpy as np
 from tqdm import tqdm
 
 from referee.detection.crops import INDEX_MM, card_crops, corner_of
-from synth.random_scenes import random_scene
+from synth.random_scenes import UNCOVERED_VIEW_MM, random_scene
 
 MIN_VISIBLE = 0.2  # cards less visible than this are not labelled for detection
 MIN_INDEX_VISIBLE = 0.85  # an index corner at least this visible is a classification sample
@@ -45,6 +45,7 @@ class Job:
     out: Path
     portrait: bool
     faces_only: bool = False
+    view_mm: tuple[float, float] = UNCOVERED_VIEW_MM
 
 
 def _sizes(portrait: bool) -> tuple[int, int]:
@@ -65,7 +66,8 @@ def render_one(job: Job) -> dict[str, Any]:
     rng = np.random.default_rng([job.seed, job.index])
     size = _sizes(job.portrait)
     renderer, scene, deck = random_scene(rng, job.split, image_size=size,  # type: ignore[arg-type]
-                                         uncovered=job.faces_only)
+                                         uncovered=job.faces_only,
+                                         uncovered_view_mm=job.view_mm)
     image, truth = renderer.render(scene)
     name = f"{job.split}_{job.index:06d}"
     split_dir = "val" if job.split == "val" else "train"
@@ -163,13 +165,14 @@ def _other_crops(image: np.ndarray, truth: Any, job: Job, name: str,
 
 
 def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
-           workers: int = 2, progress: bool = True, faces_only: bool = False) -> dict[str, Any]:
+           workers: int = 2, progress: bool = True, faces_only: bool = False,
+           view_mm: tuple[float, float] = UNCOVERED_VIEW_MM) -> dict[str, Any]:
     for split in ("train", "val"):
         (out / "detect-obb" / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "detect-obb" / "labels" / split).mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     jobs = [Job(i, seed, "val" if rng.random() < val_fraction else "train", out,
-                bool(rng.random() < 0.3), faces_only) for i in range(count)]
+                bool(rng.random() < 0.3), faces_only, view_mm) for i in range(count)]
     totals = {"images": 0, "cards": 0, "crops": 0}
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         for result in tqdm(pool.imap_unordered(render_one, jobs, chunksize=4), total=count,
@@ -182,7 +185,9 @@ def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
         f"path: {out / 'detect-obb'}\ntrain: images/train\nval: images/val\nnames:\n  0: card\n")
     (out / "export.json").write_text(json.dumps({"count": count, "seed": seed,
                                                  "index_mm": list(INDEX_MM),
-                                                 "faces_only": faces_only, **totals}))
+                                                 "faces_only": faces_only,
+                                                 **({"view_mm": list(view_mm)} if faces_only
+                                                    else {}), **totals}))
     return totals
 
 
@@ -194,9 +199,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--faces-only", action="store_true",
                         help="scenes of uncovered cards; write only their faces (faces/)")
+    parser.add_argument("--view-mm", type=float, nargs=2, default=UNCOVERED_VIEW_MM,
+                        metavar=("MIN", "MAX"),
+                        help="with --faces-only: how wide the webcam frames the table (mm; "
+                             "wider views show smaller cards)")
     args = parser.parse_args()
     print(json.dumps(export(args.out, args.count, args.seed, workers=args.workers,
-                            faces_only=args.faces_only)))
+                            faces_only=args.faces_only, view_mm=tuple(args.view_mm))))
 
 
 if __name__ == "__main__":

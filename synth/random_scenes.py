@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -62,13 +62,19 @@ def _layout_positions(rng: np.random.Generator, n: int,
              float(rng.uniform(0, 360))) for _ in range(n)]
 
 
+#: How wide (mm) a webcam over uncovered cards frames the table, by default.
+UNCOVERED_VIEW_MM: Final = (380.0, 750.0)
+
+
 def random_scene(rng: np.random.Generator, split: Split, *,
                  image_size: tuple[int, int] = (960, 540),
                  decks: list[str] | None = None,
-                 uncovered: bool = False) -> tuple[Renderer, Scene, str]:
+                 uncovered: bool = False,
+                 uncovered_view_mm: tuple[float, float] = UNCOVERED_VIEW_MM,
+                 ) -> tuple[Renderer, Scene, str]:
     """A renderer (camera, table, light) and a scene of cards; returns the deck too.
-    ``uncovered``: 6-15 cards apart in a loose grid, seen by a webcam (whole faces to learn
-    from, many per image)."""
+    ``uncovered``: 6-15 cards apart in a loose grid, seen by a webcam framing between
+    ``uncovered_view_mm`` (whole faces to learn from, many per image)."""
     pool = decks or decks_for(split)
     procedural = [d for d in pool if is_procedural(d)]
     if procedural and len(procedural) < len(pool):
@@ -83,7 +89,7 @@ def random_scene(rng: np.random.Generator, split: Split, *,
                  else rng.uniform(420, 800))
     n = int(rng.integers(1, 6) if close else rng.integers(3, 16))
     if uncovered:
-        view, n = float(rng.uniform(380, 750)), int(rng.integers(6, 16))
+        view, n = float(rng.uniform(*uncovered_view_mm)), int(rng.integers(6, 16))
     codes = [str(c) for c in rng.choice([*CODES, "JK"], size=n, replace=False)]
     placed: list[Placed] = []
     spread = 0.35 if close else 1.0

@@ -171,17 +171,23 @@ def _card_rect(mm: FloatArray) -> tuple[tuple[float, float], tuple[float, float]
 
 
 def _refine(crop: _Crop, corners: FloatArray, angle: float, region: npt.NDArray[np.bool_],
-            forbidden: npt.NDArray[np.bool_]) -> FloatArray:
+            forbidden: npt.NDArray[np.bool_], *, together: bool = False) -> FloatArray:
     """Hill-climb the pose (turn, then shift) while the fit score improves: the first
-    guess's angle comes from a possibly ragged region."""
+    guess's angle comes from a possibly ragged region. ``together``: also try turning and
+    shifting in one step (a card lying on another can often do neither alone without
+    crossing bare table)."""
     centre = corners.mean(axis=0)
     best = crop.score(corners, region, forbidden)
     for step_deg, step_mm in ((3.0, 2.0), (1.0, 1.0), (0.5, 0.5)):
+        moves = [(step_deg, 0, 0), (-step_deg, 0, 0), (0, step_mm, 0), (0, -step_mm, 0),
+                 (0, 0, step_mm), (0, 0, -step_mm)]
+        if together:
+            moves = [(a * step_deg, x * step_mm, y * step_mm)
+                     for a, x, y in itertools.product((-1, 0, 1), repeat=3) if a or x or y]
         improved = True
         while improved:
             improved = False
-            for d_angle, dx, dy in ((step_deg, 0, 0), (-step_deg, 0, 0), (0, step_mm, 0),
-                                    (0, -step_mm, 0), (0, 0, step_mm), (0, 0, -step_mm)):
+            for d_angle, dx, dy in moves:
                 trial_centre = centre + np.array([dx, dy])
                 trial = card_corners((float(trial_centre[0]), float(trial_centre[1])),
                                      angle + d_angle, (CARD_W_MM, CARD_H_MM))
@@ -324,6 +330,7 @@ class CardObserver:
             + [f.corners_mm for _, f in nudged]
         leftover = changed & ~self.view.polygon_mask(accounted, grow_mm=3.0) \
             if accounted else changed
+        unexplained = leftover.copy()
         card_px = CARD_AREA_MM2 * self.view.px_per_mm ** 2
         if np.count_nonzero(leftover) < RESTACK_FRACTION * card_px:
             return [], []
@@ -348,10 +355,25 @@ class CardObserver:
             if looks.matches_under(state, inner):
                 taken.append(card)
             elif not looks.matches_own(state):
-                centre = card.outline.mean(axis=0)
-                on_top.append(CardFit(card.outline.copy(), (float(centre[0]),
-                                                             float(centre[1]))))
+                on_top.append(self._laid_on(card, unexplained, standing))
         return on_top, taken
+
+    def _laid_on(self, below: TableCard, changed: npt.NDArray[np.bool_],
+                 standing: Sequence[TableCard]) -> CardFit:
+        """A card put (nearly) squarely on ``below``: that outline, moved to explain the
+        change around it (a card laid a few mm off shows as a thin strip of it beside the
+        card below, too thin to fit a card to on its own)."""
+        outline = below.outline
+        side = outline[1] - outline[0]
+        length, angle = float(np.hypot(*side)), float(np.degrees(np.arctan2(side[1], side[0])))
+        if abs(length - CARD_H_MM) < abs(length - CARD_W_MM):  # its long side first
+            angle -= 90.0
+        forbidden = ~changed & self.view.seen & ~self.view.polygon_mask(
+            [c.outline for c in standing])
+        crop = _Crop.around(self.view, outline, margin_mm=CARD_W_MM / 2)
+        outline = _refine(crop, outline, angle, changed, forbidden, together=True)
+        centre = outline.mean(axis=0)
+        return CardFit(outline, (float(centre[0]), float(centre[1])))
 
     def _removed(self, changed: npt.NDArray[np.bool_], bare: npt.NDArray[np.bool_],
                  ) -> list[TableCard]:

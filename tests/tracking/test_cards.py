@@ -97,6 +97,18 @@ def test_a_card_put_squarely_on_another_and_taken_off_again() -> None:
     assert [c.uid for c in taken.removed] == [observer.cards[1].uid] and not taken.placed
 
 
+def test_a_card_laid_a_few_mm_off_the_one_below_gets_its_own_outline() -> None:
+    observer = CardObserver(VIEW)
+    observer.start(_faces([]))
+    below = ((200.0, 150.0), 0.0, "A")
+    _placed(observer, _faces([below]))
+    # Too little of it beside the card below to be fitted alone (a strip 4-5 mm wide):
+    # the outline below, moved to the strip, not copied.
+    on_top = _placed(observer, _faces([below, ((204.0, 153.0), 2.0, "K")]))
+    assert len(on_top) == 1 and len(observer.cards) == 2
+    assert _err(on_top[0].outline, (204.0, 153.0), 2.0) < 2.5
+
+
 def test_a_row_taken_at_once_takes_the_cards_hidden_under_others_too() -> None:
     observer = CardObserver(VIEW)
     observer.start(_faces([]))
