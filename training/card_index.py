@@ -28,7 +28,9 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 
 def merged(sources: list[Path], out: Path) -> Path:
     """One classification set (``train``/``val``/class folders) holding every source's crops,
-    hard-linked (no copies) under names prefixed by the source's position."""
+    hard-linked (no copies) under names prefixed by the source's position. A set merged
+    earlier in ``out`` (from other sources, perhaps) is replaced."""
+    shutil.rmtree(out, ignore_errors=True)
     for number, source in enumerate(sources):
         for crop in sorted(source.glob("*/*/*.png")):
             split, label = crop.parent.parent.name, crop.parent.name

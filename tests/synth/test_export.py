@@ -54,3 +54,34 @@ def test_export_writes_whole_faces_of_uncovered_cards(tmp_path: Path) -> None:
 
 def _codes() -> list[str]:
     return [r + s for r in "A23456789TJQK" for s in "SHDC"]
+
+
+def test_a_wider_uncovered_view_shows_smaller_cards() -> None:
+    from synth.random_scenes import random_scene
+
+    def card_width(view_mm: tuple[float, float]) -> float:
+        renderer, scene, _ = random_scene(np.random.default_rng(3), "train", uncovered=True,
+                                          uncovered_view_mm=view_mm)
+        _, truth = renderer.render(scene)
+        widths = [min(np.linalg.norm(np.diff(np.array(o.corners_px), axis=0), axis=1))
+                  for o in truth.objects if o.kind == "card"]
+        return float(np.median(widths))
+
+    assert card_width((900.0, 901.0)) < 0.6 * card_width((450.0, 451.0))
+
+
+def test_merging_exports_again_replaces_an_earlier_merge(tmp_path: Path) -> None:
+    from training.card_index import merged
+
+    def source(name: str, label: str) -> Path:
+        crop = tmp_path / name / "classify" / "train" / label / "train_000001_card1_0.png"
+        crop.parent.mkdir(parents=True)
+        crop.write_bytes(name.encode())
+        return crop.parents[2]
+
+    out = tmp_path / "merged"
+    merged([source("a", "2C"), source("b", "3C")], out)
+    merged([source("c", "4C"), source("d", "5C")], out)
+    crops = sorted(out.rglob("*.png"))
+    # The same file names as the first merge's: each must now be the new source's crop.
+    assert [(p.parent.name, p.read_bytes()) for p in crops] == [("4C", b"c"), ("5C", b"d")]
