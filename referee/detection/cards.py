@@ -52,31 +52,47 @@ class CardReading:
     corners: tuple[tuple[str, float], tuple[str, float]]
     #: The whole face's reading, when it was read (an uncovered card with a face model).
     face: tuple[str, float] | None = field(default=None, compare=False)
-    #: The face as cut for the face model, kept from the corners' warp so that reading the
-    #: face later does not warp the card again.
-    face_view: Image | None = field(default=None, compare=False, repr=False)
+    #: The card as cut for the models, with the first reading (to ``confirm`` it).
+    cut: _Cut | None = field(default=None, compare=False, repr=False)
 
 
 class _Classifier:
-    """One ONNX classifier of square BGR crops and its class names."""
+    """One ONNX classifier of square BGR crops and its class names; with the ``members``
+    its metadata lists (further runs on the same classes, files beside it), an ensemble
+    whose probabilities are averaged."""
 
     def __init__(self, model: Path, what: str, threads: int) -> None:
         self.meta = read_meta(model, what)
         self.path = model
         self.classes: list[str] = list(self.meta["classes"])
         self.threads = threads
+        self.members = [model.parent / name for name in self.meta.get("members", [])]
+        for member in self.members:
+            if list(read_meta(member, what)["classes"]) != self.classes:
+                raise ValueError(f"{member} does not classify into {model}'s classes")
 
     @cached_property
-    def _session(self) -> Any:
-        return cpu_session(self.path, self.threads)
+    def _sessions(self) -> list[Any]:
+        return [cpu_session(path, self.threads) for path in (self.path, *self.members)]
 
-    def probabilities(self, crops: list[Image]) -> npt.NDArray[np.float32]:
-        """Class probabilities (N x classes) for BGR crops."""
+    def probabilities(self, crops: Sequence[Image], member: int = 0,
+                      ) -> npt.NDArray[np.float32]:
+        """Class probabilities (N x classes) for BGR crops, by the model (0) or one of its
+        members (1...)."""
         batch = np.stack([c[:, :, ::-1] for c in crops]).astype(np.float32) / 255.0
         batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
-        session = self._session
+        session = self._sessions[member]
         output = session.run(None, {session.get_inputs()[0].name: batch})[0]
         return np.asarray(output, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """A card as cut for the models, and the index model's first reading of its corners."""
+
+    corners: tuple[Image, Image]
+    face: Image
+    probabilities: npt.NDArray[np.float32]  # 2 x classes
 
 
 class CardIdentifier:
@@ -102,40 +118,52 @@ class CardIdentifier:
         """Read the card whose four corners (image pixels, any order) are given."""
         return self.identify_many(image, [corners_px], [uncovered])[0]
 
-    def identify_many(self, image: Image, cards: list[npt.ArrayLike],
-                      uncovered: Sequence[bool] | None = None) -> list[CardReading]:
+    def identify_many(self, image: Image, cards: Sequence[npt.ArrayLike],
+                      uncovered: Sequence[bool] | None = None, *,
+                      quick: bool = False) -> list[CardReading]:
         """Read each card; the faces of those ``uncovered`` says nothing lies on are read
-        too (by default none: a covered face shows another card's pips)."""
+        too (by default none: a covered face shows another card's pips). ``quick``: the
+        corners by the index model alone, not its ensemble, and no face (``confirm`` reads
+        the rest later)."""
         if not cards:
             return []
-        crops: list[Image] = []
-        faces: list[Image] = []
+        cuts = []
         for corners in cards:
             first, second, face = card_crops(image, corners, self.index_mm)
-            crops.extend((first, second))
-            faces.append(face)
-        assert crops[0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
-        probs = self._index.probabilities(crops)
-        readings = [self._combine(probs[2 * i], probs[2 * i + 1], faces[i])
-                    for i in range(len(cards))]
-        return self.with_faces(image, cards, readings, uncovered) if uncovered else readings
+            cuts.append((first, second, face))
+        assert cuts[0][0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
+        probs = self._index.probabilities([c for first, second, _ in cuts for c in (first,
+                                                                                   second)])
+        readings = [self._combine(probs[2 * i], probs[2 * i + 1],
+                                  _Cut((first, second), face, probs[2 * i:2 * i + 2]))
+                    for i, (first, second, face) in enumerate(cuts)]
+        return readings if quick else self.confirm(readings, uncovered)
 
-    def with_faces(self, image: Image, cards: Sequence[npt.ArrayLike],
-                   readings: list[CardReading],
-                   uncovered: Sequence[bool] | None = None) -> list[CardReading]:
-        """``readings`` (of ``cards``, from the corners) with the faces of the ``uncovered``
-        cards (default: all) read too: a sure face reading of a number card, a back or a
-        joker decides. Without a face model, ``readings`` as they are."""
-        wanted = [i for i in range(len(cards)) if uncovered is None or uncovered[i]]
-        if self._face is None or not wanted:
-            return readings
-        views = [readings[i].face_view for i in wanted]
-        faces = self._face.probabilities([
-            view if view is not None else card_crops(image, cards[i], self.index_mm)[2]
-            for i, view in zip(wanted, views, strict=True)])
+    def confirm(self, readings: Sequence[CardReading],
+                uncovered: Sequence[bool] | None = None) -> list[CardReading]:
+        """Quick readings (``identify_many(..., quick=True)``) completed: the corners read by
+        every member of the index model's ensemble too (probabilities averaged), and the
+        faces of the ``uncovered`` cards read: a sure face reading of a number card, a back
+        or a joker decides."""
         out = list(readings)
-        for i, face in zip(wanted, faces, strict=True):
-            out[i] = self._decide(readings[i], face)
+        cuts = [r.cut for r in readings]
+        if not all(cuts):
+            raise ValueError("confirm() takes readings made by identify_many(quick=True)")
+        known = [c for c in cuts if c is not None]
+        if self._index.members and known:
+            crops = [crop for cut in known for crop in cut.corners]
+            total = np.concatenate([cut.probabilities for cut in known])
+            for member in range(1, len(self._index.members) + 1):
+                total = total + self._index.probabilities(crops, member)
+            mean = total / (1 + len(self._index.members))
+            out = [self._combine(mean[2 * i], mean[2 * i + 1], cut)
+                   for i, cut in enumerate(known)]
+        wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]]
+        if self._face is None or not wanted:
+            return out
+        read = self._face.probabilities([known[i].face for i in wanted])
+        for i, face in zip(wanted, read, strict=True):
+            out[i] = self._decide(out[i], face)
         return out
 
     def _decide(self, reading: CardReading, face: npt.NDArray[np.float32]) -> CardReading:
@@ -144,10 +172,10 @@ class CardIdentifier:
         card, confidence = reading.card, reading.confidence
         if read[0] in FACE_DECIDES and read[1] >= FACE_SURE:
             card, confidence = read
-        return CardReading(card, confidence, reading.corners, read, reading.face_view)
+        return CardReading(card, confidence, reading.corners, read, reading.cut)
 
     def _combine(self, first: npt.NDArray[np.float32], second: npt.NDArray[np.float32],
-                 face_view: Image | None = None) -> CardReading:
+                 cut: _Cut | None = None) -> CardReading:
         readings = tuple((self.classes[int(p.argmax())], float(p.max())) for p in (first, second))
         # A covered corner reads as "other" or as something unsure: the best card class over
         # both corners wins, so one clear corner suffices and two agreeing ones reinforce.
@@ -158,4 +186,4 @@ class CardIdentifier:
         confidence = float(max(first[best], second[best],
                                1 - (1 - first[best]) * (1 - second[best])))
         card = self.classes[best] if confidence >= MIN_CONFIDENCE else UNSURE
-        return CardReading(card, confidence, readings, None, face_view)  # type: ignore[arg-type]
+        return CardReading(card, confidence, readings, None, cut)  # type: ignore[arg-type]

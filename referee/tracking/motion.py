@@ -3,7 +3,8 @@
 Motion is measured on a small grey copy of the camera frame (480 columns), so
 the gate costs well under a millisecond per frame at 1280 x 720. Video compression leaves
 faint flicker after every movement (the encoder refines the picture over a few frames), so
-a pixel counts as moving only when it changes by more than ``MOVING_LEVEL`` grey levels.
+a pixel counts as moving only when it changes by more than ``MOVING_LEVEL`` grey levels,
+and a fainter change that lasts only a frame or two pauses a still run rather than ending it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ MOVING_PIXELS: Final = 3
 #: A fainter change counts as motion when this many pixels show it together.
 FAINT_LEVEL: Final = 20
 FAINT_PIXELS: Final = 12
+#: Faint motion lasting at most this long (s; 2 frames at 15 fps) pauses a still run
+#: instead of ending it: the encoder refining a picture just laid down flickers for a frame
+#: or two at a time, a coin sliding slowly changes faintly on frame after frame.
+FAINT_PAUSE_S: Final = 0.1
 #: How long (s) the table must stay still for a stable state. Hands pause for ~0.2 s when
 #: they put something down, so 0.25 s (plus no arm across the image border) is needed:
 #: 4 frames at 15 fps, 8 at 30.
@@ -72,6 +77,7 @@ class MotionReading:
     moving_pixels: int
     mask: npt.NDArray[np.bool_]  # moving pixels of the small image
     arm_in_view: bool
+    faint: bool = False  # moving by a faint change alone
 
 
 class MotionGate:
@@ -103,7 +109,8 @@ class MotionGate:
             b = BORDER_PX
             arm = bool(changed[:b].any() or changed[-b:].any() or changed[:, :b].any()
                        or changed[:, -b:].any())
-        return MotionReading(moving, int(np.count_nonzero(mask)), mask, arm)
+        return MotionReading(moving, int(np.count_nonzero(mask)), mask, arm,
+                             moving and kind == "faint")
 
     def settle(self) -> None:
         """The current frame is the new stable state: arms are judged against it."""
@@ -129,6 +136,8 @@ class StableDetector:
         self._reported = False
         self._last_t: float | None = None
         self._dts: deque[float] = deque(maxlen=9)
+        self._faint = 0  # faint moving frames in a row
+        self.paused = False  # the last frame paused the still run (it neither counts nor ends it)
 
     def _frames(self, seconds: float) -> int:
         dt = float(np.median(self._dts)) if self._dts else 1.0 / 15.0
@@ -138,6 +147,10 @@ class StableDetector:
         if self._last_t is not None and 0.0 < t - self._last_t < 1.0:
             self._dts.append(t - self._last_t)
         self._last_t = t
+        self._faint = self._faint + 1 if reading.faint else 0
+        self.paused = reading.faint and self._faint <= self._frames(FAINT_PAUSE_S)
+        if self.paused:
+            return None
         if reading.moving:
             self._start, self._count, self._reported = None, 0, False
             return None

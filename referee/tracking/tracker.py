@@ -123,7 +123,9 @@ class TableTracker:
     def update(self, index: int, t: float, image: Image) -> TrackerStep:
         reading = self.gate.update(image)
         run = self.detector.update(index, t, reading)
-        if reading.moving:
+        if self.detector.paused:  # faint flicker: neither still nor a movement
+            pass
+        elif reading.moving:
             self.arms.add(reading.mask)
             self._frames.clear()
             self._still_since = None

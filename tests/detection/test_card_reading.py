@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -49,15 +52,47 @@ def test_a_sure_face_decides_number_cards_backs_and_jokers_only(
 
 def test_the_face_is_read_only_for_cards_said_to_be_uncovered(
         identifier: CardIdentifier) -> None:
-    camera = Camera.looking_at((0.0, 0.0), 300.0, tilt_deg=15.0, image_size=(960, 540))
-    scene = Scene((card("a", "7C", "aisleriot:anglo_poker", (0.0, 0.0), 20.0),))
-    clean = effects.Photometry.random(np.random.default_rng(0), clean=True)
-    image, truth = Renderer(camera, np.random.default_rng(1), clean).render(scene)
-    corners = np.array(truth.objects[0].corners_px)
+    image, corners = _seven_of_clubs()
     covered, uncovered = identifier.identify_many(image, [corners, corners], [False, True])
     assert covered.face is None and covered.card == "7C"
     assert uncovered.face is not None and uncovered.face[0] == "7C"
     assert uncovered.card == "7C"
+
+
+def _seven_of_clubs() -> tuple[np.ndarray, np.ndarray]:
+    camera = Camera.looking_at((0.0, 0.0), 300.0, tilt_deg=15.0, image_size=(960, 540))
+    scene = Scene((card("a", "7C", "aisleriot:anglo_poker", (0.0, 0.0), 20.0),))
+    clean = effects.Photometry.random(np.random.default_rng(0), clean=True)
+    image, truth = Renderer(camera, np.random.default_rng(1), clean).render(scene)
+    return image, np.array(truth.objects[0].corners_px)
+
+
+def test_the_index_model_s_members_are_averaged_in_and_a_quick_reading_confirmed_later(
+        identifier: CardIdentifier, tmp_path: Path) -> None:
+    image, corners = _seven_of_clubs()
+    quick, = identifier.identify_many(image, [corners], quick=True)
+    assert quick.face is None  # quick: no face
+    confirmed, = identifier.confirm([quick], [True])
+    assert confirmed == identifier.identify(image, corners, True)  # the same as at once
+    assert confirmed.face is not None
+    # The confirmed corners are the mean of every member's probabilities.
+    index = identifier._index
+    assert index.members, "the shipped index model has an ensemble"
+    crops = list(quick.cut.corners) if quick.cut else []
+    mean = np.mean([index.probabilities(crops, m) for m in range(1 + len(index.members))],
+                   axis=0)
+    assert confirmed.corners == tuple((index.classes[int(p.argmax())], float(p.max()))
+                                      for p in mean)
+    # A member that classifies into other classes is refused.
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    other = tmp_path / "other.onnx"
+    other.write_bytes(b"")
+    other.with_suffix(".json").write_text(json.dumps({**meta, "classes": ["2C", "other"]}))
+    main = tmp_path / "main.onnx"
+    main.write_bytes(b"")
+    main.with_suffix(".json").write_text(json.dumps({**meta, "members": ["other.onnx"]}))
+    with pytest.raises(ValueError, match="classes"):
+        CardIdentifier(main)
 
 
 def test_without_a_face_model_only_the_corners_read(identifier: CardIdentifier) -> None:

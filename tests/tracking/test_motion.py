@@ -39,3 +39,31 @@ def test_stillness_is_measured_in_seconds_whatever_the_frame_rate() -> None:
         gate, detector = MotionGate(), StableDetector()
         runs = [detector.update(i, i / fps, gate.update(_frame())) for i in range(20)]
         assert [i for i, r in enumerate(runs) if r is not None] == [frames_needed - 1], fps
+
+
+def _patched(level: int = 0, at: int = 100) -> np.ndarray:
+    """The empty table with a faint square (``level`` grey levels lighter) at column ``at``."""
+    image = _frame()
+    image[60:120, at:at + 60] = 90 + level
+    return image
+
+
+def test_a_flicker_of_faint_change_pauses_a_still_run_without_ending_it() -> None:
+    # The encoder refining a patch for two frames (faint: above FAINT_LEVEL, below
+    # MOVING_LEVEL), in the middle of a still table.
+    gate, detector = MotionGate(), StableDetector()
+    frames = [_frame()] * 2 + [_patched(25)] * 2 + [_frame()] * 4
+    readings = [gate.update(f) for f in frames]
+    assert any(r.moving for r in readings)  # the gate did see it
+    runs = [detector.update(i, i / 15, r) for i, r in enumerate(readings)]
+    found = [(i, r.start_index) for i, r in enumerate(runs) if r is not None]
+    assert found == [(5, 0)]  # still frames 0, 1, 2 (faint once) and 5: the run from 0
+
+
+def test_a_slow_faint_slide_ends_a_still_run_and_the_state_comes_after_it() -> None:
+    gate, detector = MotionGate(), StableDetector()
+    slide = [_patched(25, at) for at in range(100, 130, 3)]  # 10 frames, 3 px a frame
+    frames = [_frame()] * 2 + slide + [slide[-1]] * 6
+    runs = [detector.update(i, i / 15, gate.update(f)) for i, f in enumerate(frames)]
+    starts = [r.start_index for r in runs if r is not None]
+    assert starts and starts[0] >= 2 + len(slide) - 1
