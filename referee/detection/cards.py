@@ -140,17 +140,18 @@ class CardIdentifier:
         return readings if quick else self.confirm(readings, uncovered)
 
     def confirm(self, readings: Sequence[CardReading],
-                uncovered: Sequence[bool] | None = None) -> list[CardReading]:
+                uncovered: Sequence[bool] | None = None, *,
+                ensemble: bool = True) -> list[CardReading]:
         """Quick readings (``identify_many(..., quick=True)``) completed: the corners read by
-        every member of the index model's ensemble too (probabilities averaged), and the
-        faces of the ``uncovered`` cards read: a sure face reading of a number card, a back
-        or a joker decides."""
+        every member of the index model's ensemble too (probabilities averaged; not with
+        ``ensemble=False``), and the faces of the ``uncovered`` cards read: a sure face
+        reading of a number card, a back or a joker decides."""
         out = list(readings)
         cuts = [r.cut for r in readings]
         if not all(cuts):
             raise ValueError("confirm() takes readings made by identify_many(quick=True)")
         known = [c for c in cuts if c is not None]
-        if self._index.members and known:
+        if ensemble and self._index.members and known:
             crops = [crop for cut in known for crop in cut.corners]
             total = np.concatenate([cut.probabilities for cut in known])
             for member in range(1, len(self._index.members) + 1):

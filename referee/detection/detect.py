@@ -77,7 +77,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         outlines = [outlines[i] for i in distinct(outlines, [o.score for o in outlines])]
         readings = [(UNSURE, 0.0)] * len(outlines)
     else:
-        # Every candidate read quickly (the index model's first run), to choose among them.
+        # Every candidate read quickly (the index model alone, no face) to choose among them.
         found = identifier.identify_many(image, [o.corners for o in outlines], quick=True)
         # An outline whose both corners read as table or clutter is no card.
         # An outline read with hardly any confidence is, on real photos, mostly not a card
@@ -90,10 +90,11 @@ def detect(image: Image, identifier: CardIdentifier | None,
             [outlines[i] for i in cardlike],
             [found[i].confidence + 1e-3 * outlines[i].score for i in cardlike])]
         outlines = [outlines[i] for i in chosen]
-        # The cards kept are read by the whole ensemble; a card no other card overlaps
-        # shows its whole face: that is read too.
+        # A card no other card overlaps shows its whole face: that is read too. (The index
+        # model's ensemble is left to the tracker: here it cost 5-10 ms a frame and read
+        # the detector's outlines no better, models/README.md.)
         corners = [o.corners for o in outlines]
-        final = identifier.confirm([found[i] for i in chosen], alone(corners))
+        final = identifier.confirm([found[i] for i in chosen], alone(corners), ensemble=False)
         readings = [(r.card, r.confidence) for r in final]
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]

@@ -83,6 +83,8 @@ def test_the_index_model_s_members_are_averaged_in_and_a_quick_reading_confirmed
                    axis=0)
     assert confirmed.corners == tuple((index.classes[int(p.argmax())], float(p.max()))
                                       for p in mean)
+    alone, = identifier.confirm([quick], [True], ensemble=False)  # the face only
+    assert alone.corners == quick.corners and alone.face == confirmed.face
     # A member that classifies into other classes is refused.
     meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
     other = tmp_path / "other.onnx"
