@@ -132,8 +132,8 @@ class CardIdentifier:
             first, second, face = card_crops(image, corners, self.index_mm)
             cuts.append((first, second, face))
         assert cuts[0][0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
-        probs = self._index.probabilities([c for first, second, _ in cuts for c in (first,
-                                                                                   second)])
+        probs = self._index.probabilities([crop for first, second, _ in cuts
+                                           for crop in (first, second)])
         readings = [self._combine(probs[2 * i], probs[2 * i + 1],
                                   _Cut((first, second), face, probs[2 * i:2 * i + 2]))
                     for i, (first, second, face) in enumerate(cuts)]
@@ -147,10 +147,9 @@ class CardIdentifier:
         ``ensemble=False``), and the faces of the ``uncovered`` cards read: a sure face
         reading of a number card, a back or a joker decides."""
         out = list(readings)
-        cuts = [r.cut for r in readings]
-        if not all(cuts):
+        known = [r.cut for r in readings if r.cut is not None]
+        if len(known) != len(readings):
             raise ValueError("confirm() takes readings made by identify_many(quick=True)")
-        known = [c for c in cuts if c is not None]
         if ensemble and self._index.members and known:
             crops = [crop for cut in known for crop in cut.corners]
             total = np.concatenate([cut.probabilities for cut in known])
