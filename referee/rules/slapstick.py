@@ -61,7 +61,6 @@ class SlapstickState(State[SlapstickSettings]):
     hands: dict[str, Hand] = field(default_factory=dict)
     runs: list[Run] = field(default_factory=list)  # flush/straight/glide in force
     string_player: str | None = None  # ten-card string: who may stop or go on
-    ran_out: bool = False
     unrevealed_jokers: int = 0
     scores: dict[str, int] = field(default_factory=dict)
 
@@ -110,7 +109,6 @@ def _deal(state: SlapstickState) -> None:
         name = next_player(players, starter, seat)
         state.hands[name] = Hand(base + (1 if seat < extra else 0))
     state.unrevealed_jokers = state.joker_count
-    state.ran_out = False
     _new_row(state, starter)
 
 
@@ -149,9 +147,10 @@ def _play(state: SlapstickState, obs: CardPlaced) -> list[Ruling]:
                            message=f"The {card.name} is already in the row: a misread.")]
     if state.string_player is not None and player == state.string_player:
         state.to_play = player  # a ten-card string may be played on by its owner
-    if state.mode == "chicken" and player != state.to_play and len(state.row) >= 1:
+    if state.mode == "chicken" and player != state.to_play and len(state.row) >= 1 \
+            and player == _next_with_cards(state, state.to_play):
         state.mode = "play"  # the chicken's run ended when the next player played
-        state.to_play = _next_with_cards(state, state.to_play)
+        state.to_play = player
     if player != state.to_play:
         return [Illegal(t=obs.t, player=player, rule="out_of_turn", card=str(card),
                         hand_counts=_counts(state),
@@ -162,8 +161,6 @@ def _play(state: SlapstickState, obs: CardPlaced) -> list[Ruling]:
                            message=f"{player} has no cards left to play.")]
     _draw(state, hand, card)
     state.row.append((player, card))
-    if hand.count == 0:
-        state.ran_out = True
     rulings: list[Ruling] = [Legal(t=obs.t, player=player, card=str(card),
                                    hand_counts=_counts(state),
                                    message=f"{player} plays the {card.name}.")]
@@ -248,7 +245,9 @@ def _take(state: SlapstickState, t: float, taker: str, reason: str) -> list[Ruli
         row=[str(c) for c in cards], to_penalty_pile=to_pile, hand_counts=_counts(state),
         message=f"{taker} takes the row of {len(cards)} {where} ({reason.replace('_', ' ')}).",
     )]
-    if state.ran_out:
+    # rules.md: the round ends when a player has no cards once the row is taken (a player
+    # whose last card made them take it holds cards again, and play goes on).
+    if any(state.hands[p].count == 0 for p in state.players):
         return rulings + _end_round(state, t)
     _new_row(state, taker)
     return [*rulings, Turn(t=t, player=taker, hand_counts=_counts(state),
@@ -295,11 +294,7 @@ def _string_wins(state: SlapstickState, t: float, player: str) -> list[Ruling]:
     receiver.unseen += rest.unseen
     receiver.known.extend(rest.known)
     state.hands[player] = Hand(0, pile=rest.pile)
-    rulings = _take(state, t, taker, "ten_card_string")
-    state.ran_out = True
-    if not state.game_over:
-        rulings += _end_round(state, t)
-    return rulings
+    return _take(state, t, taker, "ten_card_string")  # the player is out: the round ends
 
 
 def _penalty(state: SlapstickState, player: str) -> int:

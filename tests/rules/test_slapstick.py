@@ -242,3 +242,38 @@ def test_whole_games_keep_every_card_and_score_real_hands(players: list[str]) ->
 @example(seed=5035, chicken=0.05, two=False)
 def test_random_games_conserve_cards(seed: int, chicken: float, two: bool) -> None:
     _play_game(["Ann", "Ben"] if two else THREE, seed, chicken)
+
+
+def test_a_last_card_that_makes_its_player_take_the_row_does_not_end_the_round() -> None:
+    from referee.rules.slapstick import Hand
+
+    session = Session.start(GAME, THREE, {})
+    for t, (player, code) in enumerate([("Ann", "5S"), ("Ann", "9H"), ("Ben", "KD")], 1):
+        session.feed(CardPlaced(t=t, type="card_placed", card=code, player=player))
+    session.state.hands["Cat"] = Hand(1)  # Cat is down to one card
+    rulings = [r.to_json() for r in session.feed(CardPlaced(t=4, type="card_placed",
+                                                            card="KH", player="Cat"))]
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["hand_counts"]["Cat"]) == ("Cat", 4)
+    # Cat holds the row now: nobody is out of cards, so the round goes on (rules.md: it
+    # ends when a player has no cards once the row is taken).
+    assert not of_kind(rulings, "score") and last(rulings, "turn")["player"] == "Cat"
+
+
+def test_a_card_played_out_of_turn_does_not_end_a_chicken_run() -> None:
+    observations = [*plays("Ann:5S", "Ann:9H", "Ben:KD"), declare("chicken_out", "Cat"),
+                    *plays("Cat:2C", "Cat:7D", "Ben:8H", "Cat:9S")]
+    rulings = rule(observations)
+    assert [r["player"] for r in of_kind(rulings, "illegal")] == ["Ben"]  # Ann is next
+    assert last(rulings, "legal")["player"] == "Cat"  # still chickening
+
+
+def test_a_ten_card_string_grown_to_thirteen_ends_the_round_without_a_new_row() -> None:
+    run = ["Ann:AS", "Ann:3H", "Ben:5D", "Cat:7C", "Ann:9S", "Ben:JH", "Cat:KD",
+           "Ann:2C", "Ben:4S", "Cat:6H", "Ann:8D", "Ben:TS", "Cat:QH"]
+    rulings = rule(plays(*run), ten_card_string=True)
+    take = last(rulings, "take_row")
+    assert (take["reason"], take["cards"]) == ("ten_card_string", 13)
+    after = rulings[rulings.index(take) + 1:]
+    assert after[0]["kind"] == "score"
+    assert not any("new row" in r.get("message", "") for r in after)
