@@ -36,6 +36,7 @@ from referee.rules.shove_search import (
     other,
     outcome,
     square_text,
+    successors,
     victory_path_open,
 )
 from referee.rulings import (
@@ -323,7 +324,17 @@ def _accept(state: ShoveState, found: tuple[Reached, ...], t: float) -> list[Rul
 def _end_problem(state: ShoveState, phase: OpenPhase, t: float) -> Illegal | None:
     """Why the phase cannot end on its current board, if it cannot."""
     board = phase.board
-    if phase.colour != "red" or outcome(state.layout, board) is not None:
+    if outcome(state.layout, board) is not None:
+        return None
+    waiting = _overdue_left(state, phase)
+    if waiting:
+        unused = state.roll - cheapest_of(phase.frontier).cost
+        who = _who(state, phase.colour)
+        piece = "piece" if len(waiting) == 1 else "pieces"
+        return _illegal(t, "overdue_not_moved",
+                        f"{who} must move the overdue {piece} at {_listed(waiting)} "
+                        f"({_count(unused, 'action')} left).", state.colours[phase.colour])
+    if phase.colour != "red":
         return None
     who = _who(state, "red")
     if state.layout.victory in board.red:
@@ -335,6 +346,24 @@ def _end_problem(state: ShoveState, phase: OpenPhase, t: float) -> Illegal | Non
                         f"{who} must leave blue a path to the victory square.",
                         state.colours["red"])
     return None
+
+
+def _overdue_left(state: ShoveState, phase: OpenPhase) -> list[str]:
+    """The overdue pieces the phase leaves unmoved though actions were left to move them
+    (rules.md: each piece must move at least once every 4 (red) or 3 (blue) turns); empty
+    when any explanation of the board moved them or used every action."""
+    left: list[str] = []
+    for reached in phase.frontier:
+        waiting = phase.rules.overdue - reached.node.moved
+        if reached.cost >= state.roll or not waiting:
+            return []
+        movable = sorted({ply.action.label for ply, _ in successors(phase.rules, reached.node)
+                          if isinstance(ply.action, Move) and ply.action.label in waiting})
+        if not movable:
+            return []
+        position = reached.node.position
+        left = [square_text(_square(position, phase.colour, label)) for label in movable]
+    return left
 
 
 def _end_phase(state: ShoveState, t: float, announce: bool = True) -> list[Ruling]:

@@ -438,6 +438,30 @@ def test_overdue_piece_must_move_before_the_others(tmp_path: Path) -> None:
     assert kinds(game.see(".B.\n...\n..B\n.R.\n.V.")) == ["legal", "turn"]
 
 
+def test_an_overdue_piece_left_unmoved_with_actions_to_spare_is_illegal(
+        tmp_path: Path) -> None:
+    game = Game(board=layout_file(tmp_path, OVERDUE), blue_every=1, red_every=9)
+    game.roll(1)
+    game.see("B..\n..B\n...\n.R.\n.V.")
+    game.end()
+    game.roll(2)
+    illegal = only(game.end(), "illegal")  # nothing moved: (4,0) had to
+    assert illegal["rule"] == "overdue_not_moved"
+    assert illegal["message"] == "Blue must move the overdue piece at (4,0) (2 actions left)."
+    assert game.see(".B.\n..B\n...\n.R.\n.V.") == []  # moved: the phase may end
+    assert kinds(game.end()) == ["legal", "turn"]
+
+
+def test_an_overdue_piece_that_cannot_move_does_not_hold_the_phase(tmp_path: Path) -> None:
+    boxed = "BR.\nR..\n...\n..B\n.V."  # (4,0): wall, red pieces and the board's end
+    game = Game(board=layout_file(tmp_path, boxed), blue_every=1, red_every=9)
+    game.roll(1)
+    game.see("BR.\nR..\n..B\n...\n.V.")  # turn 1: the free piece moves
+    game.end()
+    game.roll(2)  # turn 2: (4,0) is overdue but cannot move
+    assert kinds(game.end()) == ["legal", "turn"]
+
+
 def test_being_pushed_does_not_count_as_moving(tmp_path: Path) -> None:
     game = Game(board=layout_file(tmp_path, "..B\n...\n.B.\n.R.\n.V."), blue_every=1,
                 red_every=9)
