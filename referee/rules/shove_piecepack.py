@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field
 
@@ -21,6 +21,10 @@ from referee.rulings import (
     Score,
     Turn,
 )
+
+#: A coin of the turn reported stopping again this soon (s) after the last coin stopped was
+#: knocked by it and is still part of that turn.
+KNOCK_SETTLE_S: Final = 2.0
 
 
 class ShovePiecepackSettings(Settings):
@@ -101,12 +105,15 @@ def _what(observation: Observation) -> str:
 
 
 def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> bool:
-    """Coins knocked by the last coin come to rest at the same moment it does."""
-    return (
-        observation.t == state.turn_ends_at
-        and isinstance(observation, CoinStopped | CoinRemoved)
-        and observation.id in state.coins
-    )
+    """Coins knocked by the last coin come to rest with it or just after it (a coin of
+    this turn seen stopping again within ``KNOCK_SETTLE_S``); one knocked off the board is
+    gone at the same moment (a coin of this turn removed later is being cleared away)."""
+    if not isinstance(observation, CoinStopped | CoinRemoved) \
+            or observation.id not in state.coins or state.turn_ends_at is None:
+        return False
+    if isinstance(observation, CoinStopped):
+        return observation.t - state.turn_ends_at <= KNOCK_SETTLE_S
+    return observation.t == state.turn_ends_at
 
 
 def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:

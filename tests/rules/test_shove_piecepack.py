@@ -100,6 +100,22 @@ def test_only_final_positions_count_after_knocks() -> None:
     assert [(r["bed"], r["coin"]) for r in scored] == [(6, "c2"), (4, "c9")]
 
 
+def test_a_coin_knocked_by_the_fifth_that_stops_a_moment_later_counts_where_it_stops() -> None:
+    observations = [
+        *turn(2, *MISSES[:3]),
+        {**coin("c9", bed_centre(4)), "t": 6.0},  # the fifth coin knocks c0...
+        {**coin("c0", 2 * TILE), "t": 7.0},  # ...which stops on line 2 a second later
+        *[{**c, "t": 8.0 + i} for i, c in enumerate(turn(*MISSES, prefix="d"))],
+        {**coin("d9", bed_centre(3)), "t": 20.0},  # a sixth coin of the next turn
+    ]
+    rulings = rule(observations)
+    scored = of_kind(rulings, "bed_scored")
+    assert [(r["bed"], r["coin"]) for r in scored] == [(4, "c9")]  # not c0 in bed 2
+    # The late stop was no coin of the next player's: their turn is the next five coins.
+    assert [(r["t"], r["player"]) for r in of_kind(rulings, "turn")] == [(6.0, "Ben"),
+                                                                        (12.0, "Ann")]
+
+
 def test_a_second_score_in_a_filled_bed_goes_to_the_opponent() -> None:
     rulings = rule(turn(3, 3, *MISSES[:3]))
     scored = of_kind(rulings, "bed_scored")
