@@ -148,9 +148,10 @@ def _play(state: PushOutThePigState, obs: CardPlaced) -> list[Ruling]:
                                 f"{card.name} back.")]
     if round_opening:
         state.lead_holder = player
-    rulings: list[Ruling] = [Legal(t=obs.t, player=player, card=str(card),
-                                   message=f"{player} plays the {card.name}.")]
-    rulings += _wrong_leader(state, obs.t, player, card)
+    # The card joins the trick either way; played by someone who did not lead the first
+    # trick, the 2S shows the lead was wrong, and that is its ruling rather than legal.
+    rulings: list[Ruling] = _wrong_leader(state, obs.t, player, card) or [
+        Legal(t=obs.t, player=player, card=str(card), message=f"{player} plays the {card.name}.")]
     rulings += _follow_suit(state, obs.t, player, card)
     state.trick.append((player, card))
     state.played.append(card)

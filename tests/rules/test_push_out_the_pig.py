@@ -89,6 +89,7 @@ def test_wrong_leader_when_the_two_of_spades_comes_from_another_player() -> None
     rulings = rule(trick(("Ann", "9D"), ("Ben", "2S"), ("Cat", "3D"), ("Dan", "4D")))
     illegal = last(rulings, "illegal")
     assert illegal["rule"] == "wrong_leader" and illegal["player"] == "Ben"
+    assert [r["kind"] for r in rulings if r.get("card") == "2S"] == ["illegal"]  # not legal too
     assert last(rulings, "trick")["winner"] == "Ann"  # the play itself stands
 
 
