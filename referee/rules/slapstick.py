@@ -185,9 +185,13 @@ def _after_card(state: SlapstickState, t: float, player: str, card: Card) -> lis
             return _take(state, t, player, reason)
         if reason is not None:
             return _take(state, t, _next_with_cards(state, player), reason)
-        continued = [run for run in (advance(r, card) for r in state.runs) if run is not None]
-        if state.runs and not continued:
-            return _take(state, t, player, f"failed_{state.runs[0].kind}")
+        advanced = [advance(r, card) for r in state.runs]
+        # Each run in force obliges the card (the seed words each extra so): failing any
+        # one of them picks up the row, even if the card carries another on.
+        failed = [r for r, a in zip(state.runs, advanced, strict=True) if a is None]
+        if failed:
+            return _take(state, t, player, f"failed_{failed[0].kind}")
+        continued = [run for run in advanced if run is not None]
         state.runs = merge_runs([run for run in continued if extendable(run)],
                                 runs_made([c for _, c in state.row], settings))
     rulings: list[Ruling] = []

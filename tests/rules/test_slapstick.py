@@ -152,6 +152,15 @@ def test_glide_up_and_down() -> None:
     assert last(rulings, "take_row")["reason"] == "failed_glide"
 
 
+def test_with_two_runs_in_force_failing_either_picks_up_the_row() -> None:
+    base = plays("Ann:4H", "Ann:7H", "Ben:9H")  # a flush and an upward glide at once
+    rulings = rule([*base, *plays("Cat:KC")], three_card_flush=True, glide=True)
+    take = last(rulings, "take_row")  # the king carries the glide on but breaks the flush
+    assert (take["taker"], take["reason"]) == ("Cat", "failed_flush")
+    rulings = rule([*base, *plays("Cat:KH")], three_card_flush=True, glide=True)
+    assert not of_kind(rulings, "take_row")  # both carried on
+
+
 def test_ten_card_string_can_be_passed_on() -> None:
     run = ["Ann:AS", "Ann:3H", "Ben:5D", "Cat:7C", "Ann:9S", "Ben:JH", "Cat:KD",
            "Ann:2C", "Ben:4S", "Cat:6H"]
