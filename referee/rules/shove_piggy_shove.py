@@ -133,6 +133,7 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
                            message="The card could not be read; no ruling until it is.")]
     if obs.corners is None:
         raise ObservationInputError("missing field 'corners' (Shove Piggy Shove needs outlines)")
+    card_outline(obs.corners)  # corners that outline no card are bad input on this line
     if card in state.table:
         return [Impossible(t=obs.t, rule="card_already_on_table", card=str(card), player=player,
                            message=f"The {card.name} is already on the table: a misread.")]
