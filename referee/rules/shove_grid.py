@@ -410,7 +410,8 @@ def _diagnose(state: ShoveState, target: Board, t: float) -> Illegal:
     if phase.rules.overdue:
         free = replace(phase.rules, overdue=frozenset())
         if explain(free, phase.frontier, target, roll):
-            return _illegal(t, "illegal_position", _overdue_message(state, phase), player)
+            # The same stable id as a phase ended with the overdue piece unmoved.
+            return _illegal(t, "overdue_not_moved", _overdue_message(state, phase), player)
     needed = cheapest(phase.rules, phase.frontier, target, roll + EXTRA_ACTIONS)
     if needed is not None:
         who = _who(state, phase.colour)

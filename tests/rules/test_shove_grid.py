@@ -432,7 +432,7 @@ def test_overdue_piece_must_move_before_the_others(tmp_path: Path) -> None:
     assert only(rulings, "turn")["message"] == (
         "Turn 2: Blue has 2 actions; (4,0) must move first.")
     illegal = only(game.see("B..\n...\n..B\n.R.\n.V."), "illegal")
-    assert illegal["rule"] == "illegal_position"
+    assert illegal["rule"] == "overdue_not_moved"
     assert illegal["message"] == "The piece at (4,0) is overdue and had to move first."
     assert game.see(".B.\n..B\n...\n.R.\n.V.") == []
     assert kinds(game.see(".B.\n...\n..B\n.R.\n.V.")) == ["legal", "turn"]
