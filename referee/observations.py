@@ -85,7 +85,9 @@ class CoinStopped(_Observation):
     type: Literal["coin_stopped"]
     id: str
     center: tuple[Finite, Finite]
-    radius: float = Field(gt=0, allow_inf_nan=False)
+    #: Measured (mm). A line without one (typed in by hand) is a coin of the game's
+    #: ``coin_mm`` setting.
+    radius: float | None = Field(None, gt=0, allow_inf_nan=False)
 
     _id_text = field_validator("id", mode="before")(_id_text)
 

@@ -119,13 +119,14 @@ def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> 
 def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
     settings = state.settings
     coin = state.coins.get(obs.id)
+    radius = obs.radius if obs.radius is not None else settings.coin_mm / 2
     if coin is not None and coin.played is not None:  # knocked by another coin
-        coin.center, coin.radius, coin.moved = obs.center, obs.radius, True
+        coin.center, coin.radius, coin.moved = obs.center, radius, True
         return []
-    state.coins[obs.id] = coin = Coin(obs.center, obs.radius)
-    if not reaches_line(obs.center[1], obs.radius, settings.tile_mm):
+    state.coins[obs.id] = coin = Coin(obs.center, radius)
+    if not reaches_line(obs.center[1], radius, settings.tile_mm):
         return [NotPlayed(t=obs.t, player=state.to_play, coin=obs.id,
-                          evidence={"far_edge_mm": round(obs.center[1] + obs.radius, 1),
+                          evidence={"far_edge_mm": round(obs.center[1] + radius, 1),
                                     "line_1_mm": settings.tile_mm},
                           message="That coin stopped short of line 1: not played, shove it "
                                   "again.")]

@@ -41,6 +41,8 @@ from referee.web.adjudicate import Entry, apply_correction
 from referee.web.protocol import Image
 
 LABEL: Final = "replaying recorded observations"
+#: A coin typed in without a radius is drawn the size of a piecepack coin.
+DRAWN_COIN_MM: Final = 19.0
 Point = tuple[float, float]
 
 
@@ -173,7 +175,7 @@ class RecordedObservationsPipeline:
         if isinstance(observation, CoinStopped):
             x, y = observation.center
             self._add(f"coin:{observation.id}", "coin", observation.id,
-                      _circle(x, y, observation.radius))
+                      _circle(x, y, observation.radius or DRAWN_COIN_MM / 2))
             return True
         if isinstance(observation, CoinRemoved):
             return self._objects.pop(f"coin:{observation.id}", None) is not None

@@ -46,6 +46,15 @@ def test_a_coin_whose_far_edge_passes_line_one_is_played() -> None:
     assert not of_kind(rulings, "not_played")
 
 
+@pytest.mark.parametrize(("coin_mm", "played"), [(19.0, False), (30.0, True)])
+def test_a_coin_given_without_a_radius_is_the_size_of_the_coin_mm_setting(
+        coin_mm: float, played: bool) -> None:
+    # Far edge 41 + 9.5 = 50.5 mm falls short of line 1 (50.8); 41 + 15 passes it.
+    line = {"type": "coin_stopped", "id": "a", "center": [100.0, 41.0]}
+    rulings = rule([line], coin_mm=coin_mm)
+    assert bool(of_kind(rulings, "not_played")) is not played
+
+
 def test_a_coin_not_played_does_not_use_one_of_the_five() -> None:
     rulings = rule([coin("a", 20.0), *turn(1, 2, 3, 4)])
     assert not of_kind(rulings, "bed_scored")  # only four played so far

@@ -379,7 +379,7 @@ function renderEvidence(d) {
 }
 function markCoin(d) {
   const svg = $("d-geom"); const g = svg.querySelector("g"); const [x, y] = d.observation.center;
-  g.append(svgEl("circle", { cx: x, cy: y, r: d.observation.radius, fill: "none", stroke: "#ff4d4d", "stroke-width": 2 }));
+  g.append(svgEl("circle", { cx: x, cy: y, r: d.observation.radius ?? 9.5, fill: "none", stroke: "#ff4d4d", "stroke-width": 2 }));
 }
 function step(index) {
   if (!dispute) return;
