@@ -88,7 +88,8 @@ def test_bad_lines_are_one_line_errors_naming_the_line(
 def test_an_opening_card_without_a_card_sized_outline_is_an_error_on_its_own_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tiny = {"t": 1, "type": "card_placed", "card": "AS", "corners": [[0, 0], [1, 0], [1, 1], [0, 1]]}
+    tiny = {"t": 1, "type": "card_placed", "card": "AS",
+            "corners": [[0, 0], [1, 0], [1, 1], [0, 1]]}
     path = write(tmp_path, [json.dumps(GOOD[0]), json.dumps(tiny), json.dumps(GOOD[2])])
     code, out, err = run(["adjudicate", path], capsys)
     assert code == 2
