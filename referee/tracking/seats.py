@@ -23,6 +23,11 @@ ARM_FROM_MM: Final = 100.0
 FAR_MM: Final = 2500.0
 #: Heat pixels (small image) an arm leaves at least.
 MIN_ARM_PIXELS: Final = 3
+#: Heat on the image border farther than this (mm) from the action is where the arm came
+#: into view: past a card's half diagonal (54 mm), so never the card's own footprint.
+BORDER_FROM_MM: Final = 65.0
+#: How close to the image edge (small-image pixels) heat counts as on the border.
+BORDER_PX: Final = 2
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,10 @@ class ArmTracer:
         self._table = table
         self._ok = ok.reshape(height, width)
         self._heat = np.zeros(small_shape, np.float32)
+        border = np.zeros(small_shape, bool)
+        border[:BORDER_PX], border[-BORDER_PX:] = True, True
+        border[:, :BORDER_PX], border[:, -BORDER_PX:] = True, True
+        self._border = border.ravel()
 
     def add(self, moving: npt.NDArray[np.bool_]) -> None:
         if moving.shape == self._heat.shape:
@@ -74,6 +83,12 @@ class ArmTracer:
         vectors = self._table[hot] - np.array(centre)
         weights = heat[hot]
         dist = np.linalg.norm(vectors, axis=1)
+        # Where the arm came into view is the surest sign of the seat: near the edge of
+        # the view the arm is mostly out of it, and the heat farthest from the card is the
+        # card's own path, not the arm.
+        entry = self._border[hot] & (dist > BORDER_FROM_MM)
+        if np.count_nonzero(entry) >= MIN_ARM_PIXELS:
+            return _mean_direction(vectors[entry], dist[entry], weights[entry])
         # A card put down near the edge of the view shows only a hand, no arm: then the
         # heat nearer the card has to do.
         for reach in (ARM_FROM_MM, 0.6 * ARM_FROM_MM, 0.35 * ARM_FROM_MM):
@@ -82,11 +97,7 @@ class ArmTracer:
                 break
         else:
             return None
-        units = vectors[far] / dist[far, None]
-        mean = (units * weights[far, None]).sum(axis=0)
-        if not np.any(mean):
-            return None
-        return math.degrees(math.atan2(mean[1], mean[0])) % 360.0
+        return _mean_direction(vectors[far], dist[far], weights[far])
 
     def player(self, centre: tuple[float, float], seats: Sequence[SeatDirection],
                ) -> str | None:
@@ -96,3 +107,12 @@ class ArmTracer:
         def gap(seat: SeatDirection) -> float:
             return abs((seat.arm_deg - direction + 180.0) % 360.0 - 180.0)
         return min(seats, key=gap).player
+
+
+def _mean_direction(vectors: npt.NDArray[np.float64], dist: npt.NDArray[np.float64],
+                    weights: npt.NDArray[np.float32]) -> float | None:
+    """Degrees (table frame) of the heat-weighted mean of the unit vectors."""
+    mean = (vectors / dist[:, None] * weights[:, None]).sum(axis=0)
+    if not np.any(mean):
+        return None
+    return math.degrees(math.atan2(mean[1], mean[0])) % 360.0
