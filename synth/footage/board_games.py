@@ -50,7 +50,7 @@ def shove_piecepack(rng: np.random.Generator, deck: str, turns: int = 2) -> Scri
             coin = Placed(uid, "coin", face, target, float(rng.uniform(0, 360)),
                           (COIN_MM, COIN_MM), height_mm=2.5,
                           sprite_key=((150, 185, 215), SUIT_INK[suit]))
-            knocks = _knocks(rng, clip, on_board, coin)
+            knocks = _knocks(rng, clip, on_board, coin, layout)
             start = (target[0] + float(rng.normal(0, 15)), -25.0)
             stopped = [_coin_obs(coin)] + [_coin_obs(after) for _, after in knocks]
             clip.slide(coin, start, float(rng.uniform(0.6, 1.0)), knocks=knocks,
@@ -96,24 +96,58 @@ def _coin_target(rng: np.random.Generator, layout: PiecepackLayout,
         k = int(rng.integers(1, layout.lines + 1))
         return x, k * pitch + float(rng.uniform(-4, 4))  # on a line
     bed = int(min(layout.lines - 1, 1 + rng.exponential(2.0)))
-    return x, (bed + 0.5) * pitch + float(rng.uniform(-20, 20))
+    return decisive(layout, x, (bed + 0.5) * pitch + float(rng.uniform(-20, 20)))
+
+
+#: No coin stops closer than this (mm) to touching a line, the board's side or line 1's
+#: reach: within it the ruling hangs on less than the webcam's pixel (0.35-0.45 mm on these
+#: clips) and its ground truth would be a coin toss, not a test of the referee.
+DECISIVE_MM = 1.0
+#: The seam the rules engine counts as part of each line (its ``seam_mm`` default).
+SEAM_MM = 2.0
+
+
+def decisive(layout: PiecepackLayout, x: float, y: float) -> tuple[float, float]:
+    """The coin centre moved, if need be, just far enough that every line, the sides and
+    line 1's reach are clearly touched or clearly clear (``DECISIVE_MM``)."""
+    pitch, r = layout.pitch_mm, COIN_MM / 2
+
+    def away(gap: float) -> float:
+        """How far to move along the gap's direction so that it is >= DECISIVE_MM
+        either way (a small positive gap grows, a small negative one shrinks)."""
+        if abs(gap) >= DECISIVE_MM:
+            return 0.0
+        return DECISIVE_MM - gap if gap >= 0 else -(DECISIVE_MM + gap)
+
+    for _ in range(2):
+        for k in range(1, layout.lines + 1):
+            side = 1.0 if y >= k * pitch else -1.0
+            y += side * away(abs(y - k * pitch) - r - SEAM_MM / 2)
+        y -= away(pitch - (y + r))  # line 1's reach: the far edge against line 1
+        x += away(x - r)
+        x -= away(4 * pitch - x - r)
+    return x, y
 
 
 def _knocks(rng: np.random.Generator, clip: ClipBuilder, on_board: list[str],
-            coin: Placed) -> list[tuple[Placed, Placed]]:
+            coin: Placed, layout: PiecepackLayout) -> list[tuple[Placed, Placed]]:
     """Earlier coins in the new coin's way, or where it stops, get knocked forward; no two
     coins end up lying on each other."""
     knocks = []
     resting = [clip.objects[uid] for uid in on_board if uid in clip.objects]
+    # Where coins will lie: the shoved coin's stop, and each knocked coin's new place.
+    landed: list[tuple[float, float]] = [coin.center]
     for other in resting:
         dx = other.center[0] - coin.center[0]
         in_path = abs(dx) < COIN_MM and coin.center[1] - 60 < other.center[1]
         if in_path and other.center[1] < coin.center[1] + COIN_MM:
             y = coin.center[1] + float(rng.uniform(25, 60))
-            x = other.center[0] + dx * 0.5
+            x, y = decisive(layout, other.center[0] + dx * 0.5, y)
             while any(math.dist((x, y), o.center) < COIN_MM + 1 for o in resting
-                      if o is not other):
-                y += COIN_MM
+                      if o is not other) or \
+                    any(math.dist((x, y), place) < COIN_MM + 1 for place in landed):
+                x, y = decisive(layout, x, y + COIN_MM)
+            landed.append((x, y))
             after = Placed(other.uid, other.kind, other.label, (x, y),
                            other.angle_deg, other.size_mm, height_mm=other.height_mm,
                            sprite_key=other.sprite_key)

@@ -1,0 +1,51 @@
+"""The scripted clips' ground truth: no ruling may hang on less than the camera can see."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.calibration.layouts import PiecepackLayout, layout_for_game
+from referee.geometry.shapes import bed_of_disc
+from synth.footage.board_games import DECISIVE_MM, SEAM_MM, _knocks, decisive
+from synth.footage.clip import ClipBuilder
+from synth.pieces import COIN_MM
+from synth.scene import Placed
+
+LAYOUT = layout_for_game("shove-piecepack")
+assert isinstance(LAYOUT, PiecepackLayout)
+PITCH = LAYOUT.pitch_mm
+R = COIN_MM / 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(0, 4 * PITCH), st.floats(10, 9 * PITCH))
+def test_a_scripted_coin_is_clearly_on_or_clear_of_every_line(x: float, y: float) -> None:
+    x2, y2 = decisive(LAYOUT, x, y)
+    verdict = bed_of_disc((x2, y2), R, tile_mm=PITCH, seam_mm=SEAM_MM, beds=LAYOUT.lines - 1)
+    assert abs(verdict.clearance_mm) >= DECISIVE_MM - 1e-9
+    assert abs(y2 + R - PITCH) >= DECISIVE_MM - 1e-9  # line 1's reach
+    assert math.dist((x, y), (x2, y2)) <= 2 * DECISIVE_MM + 1.0
+
+
+def _coin(uid: str, x: float, y: float) -> Placed:
+    return Placed(uid, "coin", "suns", (x, y), 0.0, (COIN_MM, COIN_MM), height_mm=2.5)
+
+
+def test_coins_knocked_together_never_end_up_lying_on_each_other() -> None:
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        clip = ClipBuilder(rng)
+        # Two coins one behind the other in the path of a third.
+        for uid, x, y in (("a", 100.0, 120.0), ("b", 102.0, 150.0)):
+            clip.objects[uid] = _coin(uid, x, y)
+        shoved = _coin("c", 101.0, 140.0)
+        knocks = _knocks(rng, clip, ["a", "b"], shoved, LAYOUT)
+        assert len(knocks) == 2
+        places = [shoved.center, *(after.center for _, after in knocks)]
+        for i, p in enumerate(places):
+            for q in places[i + 1:]:
+                assert math.dist(p, q) >= COIN_MM
