@@ -71,10 +71,15 @@ def random_scene(rng: np.random.Generator, split: Split, *,
                  decks: list[str] | None = None,
                  uncovered: bool = False,
                  uncovered_view_mm: tuple[float, float] = UNCOVERED_VIEW_MM,
+                 covered_kinds: bool = False,
                  ) -> tuple[Renderer, Scene, str]:
     """A renderer (camera, table, light) and a scene of cards; returns the deck too.
     ``uncovered``: 6-15 cards apart in a loose grid, seen by a webcam framing between
-    ``uncovered_view_mm`` (whole faces to learn from, many per image)."""
+    ``uncovered_view_mm`` (whole faces to learn from, many per image).
+    ``covered_kinds``: also cards squared up in a stack, each a few mm off the one below
+    (a sliver of each shows), and things lying on cards (a box, a board, a book), drawn
+    from a stream of their own so the scenes without them stay as they were."""
+    extra = np.random.default_rng(int(rng.integers(2**63))) if covered_kinds else None
     pool = decks or decks_for(split)
     procedural = [d for d in pool if is_procedural(d)]
     if procedural and len(procedural) < len(pool):
@@ -93,8 +98,10 @@ def random_scene(rng: np.random.Generator, split: Split, *,
     codes = [str(c) for c in rng.choice([*CODES, "JK"], size=n, replace=False)]
     placed: list[Placed] = []
     spread = 0.35 if close else 1.0
-    for i, (x, y, angle) in enumerate(_layout_positions(rng, n,
-                                                        "grid" if uncovered else None)):
+    positions = _layout_positions(rng, n, "grid" if uncovered else None)
+    if extra is not None and n >= 2 and extra.random() < 0.25:
+        positions, spread = _stack(extra, n), 1.0
+    for i, (x, y, angle) in enumerate(positions):
         face_up = rng.random() > 0.08
         placed.append(card(f"card{i}", codes[i], deck, (x * spread, y * spread), angle,
                            face_up=face_up))
@@ -103,6 +110,8 @@ def random_scene(rng: np.random.Generator, split: Split, *,
     if rng.random() < (0.35 if close else 0.1):
         clutter.insert(0, _printed(rng, "print0", reach=60.0 if close else 300.0))
     objects = [*clutter, *placed]
+    if extra is not None and extra.random() < 0.3:
+        objects += _on_cards(extra, placed, close)
     hands = ()
     if rng.random() < 0.3:
         target = placed[int(rng.integers(len(placed)))].center
@@ -115,6 +124,39 @@ def random_scene(rng: np.random.Generator, split: Split, *,
                            view_mm=(view, view * 0.6), image_size=image_size)
     renderer = Renderer(camera, rng, effects.Photometry.random(rng), boards=boards)
     return renderer, Scene(tuple(objects), hands), deck
+
+
+def _stack(rng: np.random.Generator, n: int) -> list[tuple[float, float, float]]:
+    """Cards squared up, each 3-18 mm off the one below along one direction (a dealt pile
+    pushed askew, a spread hand): of the lower cards only a sliver shows."""
+    angle = float(rng.uniform(0, 360))
+    step = float(rng.uniform(3, 18))
+    heading = math.radians(angle + float(rng.choice([0, 90, 45, -45])) + float(rng.normal(0, 15)))
+    return [(i * step * math.cos(heading) + float(rng.normal(0, 1)),
+             i * step * math.sin(heading) + float(rng.normal(0, 1)),
+             angle + float(rng.normal(0, 2.5))) for i in range(n)]
+
+
+def _on_cards(rng: np.random.Generator, cards: list[Placed], close: bool) -> list[Placed]:
+    """One or two things (printed matter, a box, a board) lying across cards: a card half
+    under a cribbage board or a game box must still be found whole."""
+    things = []
+    for k in range(int(rng.integers(1, 3))):
+        target = cards[int(rng.integers(len(cards)))]
+        printed = rng.random() < 0.5
+        sprite = print_sprite(rng) if printed else distractor_sprite(rng)
+        per_mm = PRINT_PX_PER_MM if printed else SPRITE_PX_PER_MM
+        size = (sprite.shape[1] / per_mm, sprite.shape[0] / per_mm)
+        # Turned to face the card, its near edge crosses the card near its centre: it
+        # covers a quarter to three quarters of the card, not all of it.
+        heading = float(rng.uniform(0, 2 * math.pi))
+        reach = 0.5 * size[0] + float(rng.uniform(-25, 15))
+        centre = (target.center[0] + reach * math.cos(heading),
+                  target.center[1] + reach * math.sin(heading))
+        things.append(Placed(f"over{k}", "distractor", "thing", centre,
+                             math.degrees(heading) + float(rng.normal(0, 8)), size,
+                             height_mm=4.0 if close else 8.0, sprite_key=(sprite,)))
+    return things
 
 
 def _printed(rng: np.random.Generator, uid: str, reach: float) -> Placed:

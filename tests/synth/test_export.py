@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import cv2
@@ -85,3 +86,28 @@ def test_merging_exports_again_replaces_an_earlier_merge(tmp_path: Path) -> None
     crops = sorted(out.rglob("*.png"))
     # The same file names as the first merge's: each must now be the new source's crop.
     assert [(p.parent.name, p.read_bytes()) for p in crops] == [("4C", b"c"), ("5C", b"d")]
+
+
+def test_covered_kinds_add_stacks_and_things_lying_on_cards() -> None:
+    from synth.random_scenes import random_scene
+
+    def count(covered: bool) -> tuple[int, int]:
+        rng = np.random.default_rng(11)
+        things_on_cards = stacks = 0
+        for _ in range(40):
+            _, scene, _ = random_scene(rng, "train", covered_kinds=covered)
+            cards = [o for o in scene.objects if o.kind == "card"]
+            over = [i for i, o in enumerate(scene.objects) if o.uid.startswith("over")]
+            if over:
+                things_on_cards += 1
+                # Drawn after (so above) every card.
+                assert min(over) > scene.objects.index(cards[-1])
+            angles = [o.angle_deg for o in cards]
+            gaps = [float(np.hypot(a.center[0] - b.center[0], a.center[1] - b.center[1]))
+                    for a, b in itertools.pairwise(cards)]
+            stacks += len(cards) >= 2 and np.ptp(angles) < 20 and max(gaps) < 22
+        return things_on_cards, stacks
+
+    plain, covered = count(False), count(True)
+    assert plain[0] == 0 and covered[0] >= 5
+    assert covered[1] >= plain[1] + 4
