@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from referee.detection.outlines import Gradients, gradients, refine_edges
 from referee.tracking.topdown import FloatArray, Image, TableView, colour_change, fill_holes
 
 CARD_W_MM: Final = 63.0
@@ -48,6 +49,19 @@ RESTACK_OUTSIDE: Final = 0.15
 UNDER_SAME: Final = 0.75
 #: Normalised correlation above which the top card's face is still its own.
 OWN_MATCH: Final = 0.8
+#: A card laid nearly squarely on another is searched from the card below's outline and
+#: from starts this far off it (mm, degrees).
+LAID_ON_START_MM: Final = 3.0
+LAID_ON_START_DEG: Final = 3.0
+#: A new card's fitted sides are moved onto its edges found within this (mm): the changed
+#: region includes the card's shadow, which pulls a fit a few mm its way.
+POLISH_REACH_MM: Final = 4.0
+#: The edges found are kept only if they outline a card this close to its size (mm): up to
+#: this much smaller (a card's dark cut edge and the blur put the strongest edge 1-2 mm
+#: inside the outline on every side), or ``POLISH_LARGER_MM`` larger. Only their centre
+#: and turn are taken; the card keeps its size.
+POLISH_SMALLER_MM: Final = 5.5
+POLISH_LARGER_MM: Final = 2.0
 
 
 @dataclass(frozen=True)
@@ -135,6 +149,26 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
         corners = _refine(crop, corners, orient, region, forbidden)
     centre = corners.mean(axis=0)
     return CardFit(corners, (float(centre[0]), float(centre[1])))
+
+
+def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:
+    """The fit moved onto the card's own edges where all four are found near it and
+    outline a card of the right size (else the fit as it was)."""
+    raster = view.to_raster(fit.corners_mm)
+    found = view.to_mm(refine_edges(slopes, raster, reach=POLISH_REACH_MM * view.px_per_mm))
+    corners = fit.corners_mm
+    size = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    sides = np.linalg.norm(found - np.roll(found, -1, axis=0), axis=1)
+    off = sides - size
+    if off.min() < -POLISH_SMALLER_MM or off.max() > POLISH_LARGER_MM \
+            or np.allclose(found, corners):
+        return fit
+    along = (found[1] - found[0]) + (found[2] - found[3])
+    centre = found.mean(axis=0)
+    outline = card_corners((float(centre[0]), float(centre[1])),
+                           float(np.degrees(np.arctan2(along[1], along[0]))),
+                           (float(size[0]), float(size[1])))
+    return CardFit(outline, (float(centre[0]), float(centre[1])))
 
 
 def _candidates(centre: tuple[float, float], size: tuple[float, float], angle: float,
@@ -312,11 +346,22 @@ class CardObserver:
         bare = colour_change(state, self.background) <= FOREGROUND_LEVEL
         removed = self._removed(changed, bare)
         placed, nudged = self._placed(changed, removed)
+        lying = [c.outline for c in self.cards if c not in removed]
+        apart = [not lying or not self._overlaps(f.corners_mm, lying) for f in placed]
+        if any(apart):  # (on another card, the edges found may be that card's)
+            slopes = gradients(state)
+            placed = [_polish(self.view, slopes, f) if alone else f
+                      for f, alone in zip(placed, apart, strict=True)]
         on_top, taken = self._restacked(state, changed, removed, placed, nudged)
         placed += on_top
         removed += taken
         gone = tuple(c for c in removed if all(c.uid != n.uid for n, _ in nudged))
         return CardChanges(tuple(placed), gone, tuple(nudged))
+
+    def _overlaps(self, corners: FloatArray, others: list[FloatArray]) -> bool:
+        """Whether an outline covers any of ``others`` by more than 1% of a card."""
+        common = self.view.polygon_mask([corners]) & self.view.polygon_mask(others)
+        return bool(np.count_nonzero(common) > 0.01 * CARD_AREA_MM2 * self.view.px_per_mm ** 2)
 
     def _restacked(self, state: Image, changed: npt.NDArray[np.bool_],
                    removed: list[TableCard], placed: list[CardFit],
@@ -371,7 +416,19 @@ class CardObserver:
         forbidden = ~changed & self.view.seen & ~self.view.polygon_mask(
             [c.outline for c in standing])
         crop = _Crop.around(self.view, outline, margin_mm=CARD_W_MM / 2)
-        outline = _refine(crop, outline, angle, changed, forbidden, together=True)
+        # The hill-climb can stall where it starts (no single step explains more of the
+        # thin strip of change): it starts again a few mm and degrees off, and the best
+        # explanation of the change wins.
+        centre = outline.mean(axis=0)
+        starts = [(outline, angle)] + [
+            (card_corners((float(centre[0] + dx), float(centre[1] + dy)), angle + turn,
+                          (CARD_W_MM, CARD_H_MM)), angle + turn)
+            for dx, dy, turn in ((LAID_ON_START_MM, 0, 0), (-LAID_ON_START_MM, 0, 0),
+                                 (0, LAID_ON_START_MM, 0), (0, -LAID_ON_START_MM, 0),
+                                 (0, 0, LAID_ON_START_DEG), (0, 0, -LAID_ON_START_DEG))]
+        fits = [_refine(crop, start, start_angle, changed, forbidden, together=True)
+                for start, start_angle in starts]
+        outline = max(fits, key=lambda f: crop.score(f, changed, forbidden))
         centre = outline.mean(axis=0)
         return CardFit(outline, (float(centre[0]), float(centre[1])))
 

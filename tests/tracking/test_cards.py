@@ -120,3 +120,30 @@ def test_a_row_taken_at_once_takes_the_cards_hidden_under_others_too() -> None:
     assert len(observer.cards) == 3
     taken = observer.compare(_faces([]))
     assert [c.uid for c in taken.removed] == [c.uid for c in observer.cards]
+
+
+def test_a_cards_shadow_does_not_pull_its_outline_off_the_card() -> None:
+    # A card lit from one side casts a soft shadow 6 mm wide on the other: the changed
+    # region is card and shadow, and its own rectangle would sit ~3 mm into the shadow.
+    view = TableView.build(flat_plane(400, 300), (0.0, 0.0, 400.0, 300.0), 1.5)
+    centre, angle = (180.0, 140.0), 12.0
+
+    def table(with_card: bool) -> np.ndarray:
+        image = np.full((450, 600, 3), (70, 95, 130), np.uint8)  # wood
+        if with_card:
+            shadow = np.zeros(image.shape[:2], np.float32)
+            moved = card_corners((centre[0] - 6.0, centre[1] - 4.0), angle, (63.0, 88.0))
+            cv2.fillPoly(shadow, [np.round(view.to_raster(moved) * 4).astype(np.int32)], 1.0,
+                         cv2.LINE_AA, shift=2)
+            shadow = cv2.GaussianBlur(shadow, (0, 0), 2.0)
+            image = (image * (1 - 0.45 * shadow[..., None])).astype(np.uint8)
+            px = view.to_raster(card_corners(centre, angle, (63.0, 88.0)))
+            cv2.fillPoly(image, [np.round(px * 4).astype(np.int32)], (230, 232, 235),
+                         cv2.LINE_AA, shift=2)
+        return np.asarray(cv2.GaussianBlur(image, (0, 0), 0.8), np.uint8)
+
+    observer = CardObserver(view)
+    observer.start(table(False))
+    changes = observer.compare(table(True))
+    assert len(changes.placed) == 1
+    assert _err(changes.placed[0].corners_mm, centre, angle) < 1.2
