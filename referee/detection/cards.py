@@ -41,10 +41,6 @@ MIN_CONFIDENCE: Final = 0.6
 FACE_SURE: Final = 0.9
 FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in "SHDC"), "back",
                                  "JK"})
-#: An ace's suit is its one big pip: when the corners read an ace and the face reads an
-#: ace at least this sure, and surer than either corner, the face's suit is taken (small
-#: corner suits of clubs and spades look alike at webcam sizes; the big pip does not).
-ACE_SUIT_SURE: Final = 0.95
 
 
 @dataclass(frozen=True)
@@ -174,13 +170,8 @@ class CardIdentifier:
         assert self._face is not None
         read = (self._face.classes[int(face.argmax())], float(face.max()))
         card, confidence = reading.card, reading.confidence
-        # How sure the surer corner is of the corners' card (0 when neither read it).
-        corner = max((p for c, p in reading.corners if c == card), default=0.0)
         if read[0] in FACE_DECIDES and read[1] >= FACE_SURE:
             card, confidence = read
-        elif card.startswith("A") and read[0].startswith("A") and read[1] >= ACE_SUIT_SURE \
-                and read[1] > corner:
-            card = read[0]  # the face is surer of the ace's suit than either corner
         return CardReading(card, confidence, reading.corners, read, reading.cut)
 
     def _combine(self, first: npt.NDArray[np.float32], second: npt.NDArray[np.float32],

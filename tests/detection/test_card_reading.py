@@ -50,23 +50,6 @@ def test_a_sure_face_decides_number_cards_backs_and_jokers_only(
     assert read(QD=0.97) == "8H" and read(AD=0.97) == "8H"  # courts and aces: corners
 
 
-def test_an_aces_suit_comes_from_the_face_only_when_it_is_surer_than_the_corners(
-        identifier: CardIdentifier) -> None:
-    face_classes = identifier._face.classes if identifier._face else []
-
-    def read(first: float, second: float, **face: float) -> str:
-        corners = identifier._combine(_probs(identifier, identifier.classes, AS=first),
-                                      _probs(identifier, identifier.classes, AS=second))
-        assert corners.card == "AS"
-        return identifier._decide(corners, _probs(identifier, face_classes, **face)).card
-
-    # Small corner suits: clubs and spades alike; the ace's one big pip is not.
-    assert read(0.68, 0.85, AC=0.99) == "AC"
-    assert read(1.0, 1.0, AC=0.97) == "AS"  # the corners are surer
-    assert read(0.68, 0.85, AC=0.9) == "AS"  # the face is not sure enough
-    assert read(0.68, 0.85, KC=0.99) == "AS"  # the face must read an ace too
-
-
 def test_the_face_is_read_only_for_cards_said_to_be_uncovered(
         identifier: CardIdentifier) -> None:
     image, corners = _seven_of_clubs()
