@@ -152,8 +152,8 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
 
 
 def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:
-    """The fit moved onto the card's own edges where all four are found near it and
-    outline a card of the right size (else the fit as it was)."""
+    """The fit moved to the centre and turn of the card's own edges found near its sides,
+    when they outline a card of about its size (else the fit as it was)."""
     raster = view.to_raster(fit.corners_mm)
     found = view.to_mm(refine_edges(slopes, raster, reach=POLISH_REACH_MM * view.px_per_mm))
     corners = fit.corners_mm

@@ -113,8 +113,8 @@ def decisive(layout: PiecepackLayout, x: float, y: float) -> tuple[float, float]
     pitch, r = layout.pitch_mm, COIN_MM / 2
 
     def away(gap: float) -> float:
-        """How far to move along the gap's direction so that it is >= DECISIVE_MM
-        either way (a small positive gap grows, a small negative one shrinks)."""
+        """How far to move, in the direction that widens ``gap``, for its size to reach
+        DECISIVE_MM: a small clearance is widened, a small overlap deepened."""
         if abs(gap) >= DECISIVE_MM:
             return 0.0
         return DECISIVE_MM - gap if gap >= 0 else -(DECISIVE_MM + gap)
