@@ -347,7 +347,8 @@ class CardObserver:
         removed = self._removed(changed, bare)
         placed, nudged = self._placed(changed, removed)
         lying = [c.outline for c in self.cards if c not in removed]
-        apart = [not lying or not self._overlaps(f.corners_mm, lying) for f in placed]
+        under = self.view.polygon_mask(lying) if lying and placed else None
+        apart = [under is None or not self._overlaps(f.corners_mm, under) for f in placed]
         if any(apart):  # (on another card, the edges found may be that card's)
             slopes = gradients(state)
             placed = [_polish(self.view, slopes, f) if alone else f
@@ -358,9 +359,9 @@ class CardObserver:
         gone = tuple(c for c in removed if all(c.uid != n.uid for n, _ in nudged))
         return CardChanges(tuple(placed), gone, tuple(nudged))
 
-    def _overlaps(self, corners: FloatArray, others: list[FloatArray]) -> bool:
-        """Whether an outline covers any of ``others`` by more than 1% of a card."""
-        common = self.view.polygon_mask([corners]) & self.view.polygon_mask(others)
+    def _overlaps(self, corners: FloatArray, others: npt.NDArray[np.bool_]) -> bool:
+        """Whether an outline covers the ``others`` mask by more than 1% of a card."""
+        common = self.view.polygon_mask([corners]) & others
         return bool(np.count_nonzero(common) > 0.01 * CARD_AREA_MM2 * self.view.px_per_mm ** 2)
 
     def _restacked(self, state: Image, changed: npt.NDArray[np.bool_],

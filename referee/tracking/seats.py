@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from referee.calibration.layouts import Seat
 from referee.calibration.rectify import PlaneMap
+from referee.tracking.motion import BORDER_PX  # the arm-in-view border, same small image
 
 #: Heat nearer than this to the action (mm) is the object itself, not the arm.
 ARM_FROM_MM: Final = 100.0
@@ -26,8 +27,6 @@ MIN_ARM_PIXELS: Final = 3
 #: Heat on the image border farther than this (mm) from the action is where the arm came
 #: into view: past a card's half diagonal (54 mm), so never the card's own footprint.
 BORDER_FROM_MM: Final = 65.0
-#: How close to the image edge (small-image pixels) heat counts as on the border.
-BORDER_PX: Final = 2
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from referee.calibration.layouts import GridBoardLayout, PiecepackLayout, layout_for_game
+from referee.rules.shove_piecepack import ShovePiecepackSettings
 from referee.rules.shove_search import Move, Push, cheapest_of, successors
 from synth.boards import draw_grid_board, draw_piecepack_board
 from synth.footage.card_games import Script, _Referee
@@ -104,7 +105,7 @@ def _coin_target(rng: np.random.Generator, layout: PiecepackLayout,
 #: clips) and its ground truth would be a coin toss, not a test of the referee.
 DECISIVE_MM = 1.0
 #: The seam the rules engine counts as part of each line (its ``seam_mm`` default).
-SEAM_MM = 2.0
+SEAM_MM = ShovePiecepackSettings().seam_mm
 
 
 def decisive(layout: PiecepackLayout, x: float, y: float) -> tuple[float, float]:
