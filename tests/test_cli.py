@@ -113,6 +113,8 @@ def test_bad_options_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureF
     path = write(tmp_path, [json.dumps(o) for o in GOOD[1:]])
     code, _, err = run(["adjudicate", "--game", "shove-piggy-shove", *args, path], capsys)
     assert code == 2 and err.count("\n") == 1 and needle in err, err
+    # The fault is on the command line, not on a line of the file.
+    assert "line 1" not in err and ("command line" in err or "--" in err), err
 
 
 def test_game_must_be_known(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -72,6 +72,7 @@ def adjudicate_lines(
     """
     session: Session | None = None
     number = 0
+    setup_line = 0  # where a setup line gave players or settings (else the command line did)
     try:
         for number, text in enumerate(lines, start=1):  # noqa: B007 (read in except)
             if not text.strip():
@@ -80,6 +81,7 @@ def adjudicate_lines(
             if isinstance(item, Setup):
                 if session is not None:
                     raise ObservationError("a setup line may only come first")
+                setup_line = number
                 session = _start(item, game, players, settings)
                 continue
             if session is None:
@@ -92,7 +94,9 @@ def adjudicate_lines(
     except (ObservationError, ObservationInputError, GeometryError) as error:
         raise InputLineError(number, str(error)) from None
     except (SettingsError, PlayersError) as error:
-        raise InputLineError(number, str(error)) from None
+        if setup_line:
+            raise InputLineError(setup_line, str(error)) from None
+        raise InputLineError(0, f"command line: {error}") from None
 
 
 def _start(

@@ -229,4 +229,9 @@ def _totals(state: ShovePiecepackState) -> dict[str, int]:
 def _score(state: ShovePiecepackState, t: float) -> Score:
     totals = _totals(state)
     summary = ", ".join(f"{p} {n}" for p, n in totals.items())
-    return Score(t=t, scores=totals, message=f"Beds filled: {summary}.")
+    per_bed = state.settings.scores_per_bed
+    if per_bed == 1:
+        return Score(t=t, scores=totals, message=f"Beds filled: {summary}.")
+    full = ", ".join(f"{p} {sum(n >= per_bed for n in state.filled[p])}" for p in state.players)
+    return Score(t=t, scores=totals,
+                 message=f"Scores in beds: {summary}; beds filled ({per_bed} each): {full}.")

@@ -110,7 +110,8 @@ def _new_round(state: ShovePiggyState, t: float) -> list[Ruling]:
     state.game_over = False
     _deal(state)
     return [
-        Declared(t=t, what="new_round", message=f"Round {state.round}: deal 7 cards each."),
+        Declared(t=t, what="new_round", message=f"Round {state.round}: deal "
+                 f"{state.settings.hand_size} cards each."),
         _turn(state, t, f"{state.to_play} won the last round and places the first card."),
     ]
 

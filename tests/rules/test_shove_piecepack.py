@@ -171,6 +171,9 @@ def test_traditional_three_scores_per_bed() -> None:
     rulings = rule(turn(2, 2, 2, 2, *MISSES[:1]), scores_per_bed=3)
     credited = [r["credited_to"] for r in of_kind(rulings, "bed_scored")]
     assert credited == ["Ann", "Ann", "Ann", "Ben"]
+    score = last(rulings, "score")
+    assert score["scores"] == {"Ann": 3, "Ben": 1}  # scores, not beds
+    assert "beds filled (3 each): Ann 1, Ben 0" in score["message"], score["message"]
 
 
 def test_short_shove_has_fewer_lines_and_beds() -> None:

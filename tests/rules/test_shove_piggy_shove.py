@@ -245,6 +245,12 @@ def test_a_new_round_is_opened_by_the_previous_winner() -> None:
     assert last(rulings, "legal")["hand_counts"] == {"Ann": 7, "Ben": 6}
 
 
+def test_a_new_round_deals_the_hand_size_setting() -> None:
+    rulings = rule([*OPENING, card("6D", 30, 400, "Ben"), declare("new_round")], hand_size=2)
+    assert last(rulings, "declared")["message"] == "Round 2: deal 2 cards each."
+    assert last(rulings, "turn")["hand_counts"] == {"Ann": 2, "Ben": 2}
+
+
 def test_an_unreadable_card_gets_no_ruling() -> None:
     rulings = rule([*OPENING, card("??", 40, 400, "Ben")])
     assert rulings[-1]["kind"] == "unreadable"
