@@ -74,7 +74,7 @@ def adjudicate_lines(
     number = 0
     setup_line = 0  # where a setup line gave players or settings (else the command line did)
     try:
-        for number, text in enumerate(lines, start=1):  # noqa: B007 (read in except)
+        for number, text in enumerate(lines, start=1):
             if not text.strip():
                 continue
             item = parse_line(text)

@@ -151,6 +151,9 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
         return [illegal("out_of_turn", f"It is {state.to_play}'s turn, not {player}'s.")]
     if state.phase == "open_first":
         return _legal_opening(state, obs, card, player, "opens with")
+    if state.phase == "open_second" and not state.table:
+        # The first card left the table (card_left_table): nothing to keep the answer from.
+        return _legal_opening(state, obs, card, player, "answers with")
     if state.phase == "open_second":
         (first, first_corners), = state.table.items()
         gap = gap_mm(card_outline(obs.corners), card_outline(first_corners))

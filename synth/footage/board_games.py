@@ -27,14 +27,15 @@ SUIT_INK = {"suns": (40, 40, 190), "moons": (30, 30, 30), "crowns": (40, 130, 40
 
 # --- Shove piecepack --------------------------------------------------------------------
 
-def shove_piecepack(rng: np.random.Generator, deck: str, turns: int = 2) -> Script:
+def shove_piecepack(rng: np.random.Generator, deck: str, turns: int = 2, *,
+                    fps: float = 15.0) -> Script:
     del deck  # no cards in this game
     layout = layout_for_game("shove-piecepack")
     assert isinstance(layout, PiecepackLayout)
     pitch = layout.pitch_mm
     players = ["Ann", "Ben"]
     seats = {p: Seat(p, (2 * pitch, -420.0)) for p in players}
-    clip = ClipBuilder(rng)
+    clip = ClipBuilder(rng, fps)
     referee = _Referee("shove-piecepack", players, clip)
     clip.idle(1.0)
     serial = 0
@@ -164,7 +165,8 @@ def _coin_obs(coin: Placed) -> dict[str, Any]:
 
 # --- Shove (grid) ------------------------------------------------------------------------
 
-def shove_grid(rng: np.random.Generator, deck: str, turns: int = 4) -> Script:
+def shove_grid(rng: np.random.Generator, deck: str, turns: int = 4, *,
+               fps: float = 15.0) -> Script:
     del deck
     layout = layout_for_game("shove")
     assert isinstance(layout, GridBoardLayout)
@@ -173,7 +175,7 @@ def shove_grid(rng: np.random.Generator, deck: str, turns: int = 4) -> Script:
     width, height = layout.width_mm, layout.height_mm
     seats = {"blue": Seat("blue", (width / 2, height + 420.0)),
              "red": Seat("red", (width / 2, -420.0))}
-    clip = ClipBuilder(rng)
+    clip = ClipBuilder(rng, fps)
     referee = _Referee("shove", players, clip)
     start = referee.session.state.position
     tokens: dict[tuple[str, int], str] = {}

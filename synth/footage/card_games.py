@@ -73,10 +73,11 @@ def _card_obs(obj: Placed, player: str) -> dict[str, Any]:
 
 # --- Shove Piggy Shove --------------------------------------------------------------------
 
-def shove_piggy_shove(rng: np.random.Generator, deck: str, plays: int = 10) -> Script:
+def shove_piggy_shove(rng: np.random.Generator, deck: str, plays: int = 10, *,
+                      fps: float = 15.0) -> Script:
     players = ["Ann", "Ben"]
     seats = {"Ann": Seat("Ann", (0.0, -480.0)), "Ben": Seat("Ben", (0.0, 480.0))}
-    clip = ClipBuilder(rng)
+    clip = ClipBuilder(rng, fps)
     referee = _Referee("shove-piggy-shove", players, clip)
     shuffled = list(STANDARD_DECK)
     rng.shuffle(shuffled)
@@ -195,14 +196,15 @@ def _lonely_spot(table: dict[Card, Placed], rng: np.random.Generator, deck: str,
 
 # --- Push Out the Pig ---------------------------------------------------------------------
 
-def push_out_the_pig(rng: np.random.Generator, deck: str, tricks: int = 2) -> Script:
+def push_out_the_pig(rng: np.random.Generator, deck: str, tricks: int = 2, *,
+                     fps: float = 15.0) -> Script:
     players = ["Ann", "Ben", "Cat", "Dan"]
     homes = {"Ann": (0.0, -480.0), "Ben": (-560.0, 0.0), "Cat": (0.0, 480.0),
              "Dan": (560.0, 0.0)}
     seats = {p: Seat(p, h) for p, h in homes.items()}
     spots = {"Ann": ((0.0, -75.0), 0.0), "Ben": ((-95.0, 0.0), -90.0),
              "Cat": ((0.0, 75.0), 180.0), "Dan": ((95.0, 0.0), 90.0)}
-    clip = ClipBuilder(rng)
+    clip = ClipBuilder(rng, fps)
     referee = _Referee("push-out-the-pig", players, clip)
     shuffled = list(STANDARD_DECK)
     rng.shuffle(shuffled)
@@ -255,11 +257,12 @@ def _trick_card(chosen: Card, player: str,
 
 # --- Slapstick ------------------------------------------------------------------------------
 
-def slapstick(rng: np.random.Generator, deck: str, cards_played: int = 13) -> Script:
+def slapstick(rng: np.random.Generator, deck: str, cards_played: int = 13, *,
+              fps: float = 15.0) -> Script:
     players = ["Ann", "Ben", "Cat"]
     seats = {"Ann": Seat("Ann", (0.0, -480.0)), "Ben": Seat("Ben", (-560.0, 120.0)),
              "Cat": Seat("Cat", (560.0, 120.0))}
-    clip = ClipBuilder(rng)
+    clip = ClipBuilder(rng, fps)
     referee = _Referee("slapstick", players, clip)
     deck_cards = [*STANDARD_DECK, JOKER, JOKER, JOKER]
     rng.shuffle(deck_cards)

@@ -35,7 +35,8 @@ from synth.footage import board_games, card_games
 from synth.footage.card_games import Script
 from synth.scene import Renderer
 
-SCRIPTS: dict[str, Callable[[np.random.Generator, str], Script]] = {
+#: Each game's script: (rng, deck, *, fps) -> Script.
+SCRIPTS: dict[str, Callable[..., Script]] = {
     "shove-piggy-shove": card_games.shove_piggy_shove,
     "push-out-the-pig": card_games.push_out_the_pig,
     "slapstick": card_games.slapstick,
@@ -71,7 +72,7 @@ def make_clip(game: str, seed: int, out: Path, *, split: Split = "val",
     rng = np.random.default_rng(seed)
     decks = decks_for(split)
     deck = decks[int(rng.integers(len(decks)))]
-    script = SCRIPTS[game](rng, deck)
+    script = SCRIPTS[game](rng, deck, fps=fps)
     camera = random_camera(rng, target=script.target, view_mm=script.view_mm, image_size=size,
                            max_tilt_deg=max_tilt_deg)
     photometry = effects.Photometry.random(rng)
@@ -129,9 +130,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", default="val", choices=["train", "val", "test"])
     parser.add_argument("--width", type=int, default=960)
     parser.add_argument("--height", type=int, default=540)
+    parser.add_argument("--fps", type=float, default=15.0,
+                        help="frames per second (webcams film at 15 to 30)")
     args = parser.parse_args(argv)
     summary = make_clip(args.game, args.seed, args.out, split=args.split,
-                        size=(args.width, args.height))
+                        size=(args.width, args.height), fps=args.fps)
     print(json.dumps(summary))
 
 

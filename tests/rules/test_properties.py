@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import random
 from typing import Any
 
@@ -210,3 +211,49 @@ def test_shove_piggy_shove_random_legal_games(seed: int) -> None:
     assert len(of_kind(rulings, "legal")) >= 2
     if any(not h for h in hands.values()):
         assert of_kind(rulings, "game_over")
+
+
+# --- any well-formed observations, in any order: a ruling or a one-line input error ----
+
+_CODES = ["5S", "6D", "7C", "4H", "9H", "KS", "AS", "2C", "2S", "QS", "TC", "JK", "??", "back"]
+_DECLARES = ["oink", "new_round", "chicken_out", "end_turn", "ten_card_string", "die_roll",
+             "pass"]
+_PLAYERS = {"shove-piggy-shove": ["Ann", "Ben"], "shove-piecepack": ["Ann", "Ben"],
+            "push-out-the-pig": ["Ann", "Ben", "Cat"], "shove": ["Ann", "Ben"],
+            "slapstick": ["Ann", "Ben", "Cat"]}
+_WHO = st.sampled_from([None, "Ann", "Ben", "Cat"])
+_OBSERVATION = st.one_of(
+    st.builds(lambda code, x, y, a, who, bare: {**_turned_card(code, x, y, a, who),
+                                                **({"corners": None} if bare else {})},
+              st.sampled_from(_CODES), st.floats(-50, 300), st.floats(-50, 300),
+              st.floats(0, math.tau), _WHO, st.booleans()),
+    st.builds(lambda code: {"type": "card_removed", "card": code}, st.sampled_from(_CODES)),
+    st.builds(lambda i, x, y, r: {"type": "coin_stopped", "id": f"c{i}", "center": [x, y],
+                                  **({"radius": 9.5} if r else {})},
+              st.integers(1, 6), st.floats(-30, 230), st.floats(-30, 480), st.booleans()),
+    st.builds(lambda i: {"type": "coin_removed", "id": f"c{i}"}, st.integers(1, 6)),
+    st.builds(lambda red, blue: {"type": "board_state", "red": red, "blue": blue},
+              st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=4, unique=True),
+              st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=4, unique=True)),
+    st.builds(lambda what, who, value: {"type": "declare", "what": what,
+                                        **({"player": who} if who else {}),
+                                        **({"value": value} if value is not None else {})},
+              st.sampled_from(_DECLARES), _WHO, st.one_of(st.none(), st.integers(0, 7))),
+)
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "150")), deadline=None)
+@given(game=st.sampled_from(sorted(_PLAYERS)), observations=st.lists(_OBSERVATION, max_size=25))
+def test_any_observations_get_rulings_or_a_one_line_input_error(
+        game: str, observations: list[dict[str, Any]]) -> None:
+    """No sequence of well-formed lines may crash an engine (a tracker can report a card
+    leaving the table at any moment, a misread card twice, a coin in another game)."""
+    from referee.adjudication.session import InputLineError
+
+    observations = [{k: v for k, v in o.items() if v is not None} for o in observations]
+    try:
+        rulings = adjudicate(game, observations, _PLAYERS[game])
+    except InputLineError as error:
+        assert "\n" not in str(error) and str(error).startswith("line ")
+        return
+    _check_common(rulings)

@@ -196,6 +196,16 @@ def test_an_illegal_card_taken_back_can_be_played_again() -> None:
     assert last(rulings, "legal")["hand_counts"] == {"Ann": 6, "Ben": 5}
 
 
+def test_an_opening_card_that_left_the_table_leaves_the_answer_free() -> None:
+    # The first card leaves before the second is placed (a hand knocks it off, or the
+    # camera lost it): the answer has no card to keep clear of, and the game goes on.
+    observations = [OPENING[0], {"type": "card_removed", "card": "5S"},
+                    card("6D", 10, 400, "Ben"), card("7C", 30, 400, "Ben")]
+    rulings = rule(observations)
+    assert [r["rule"] for r in of_kind(rulings, "impossible")] == ["card_left_table"]
+    assert [r["card"] for r in of_kind(rulings, "legal")] == ["5S", "6D", "7C"]
+
+
 def test_oink_draws_a_card_and_passes_the_turn() -> None:
     rulings = rule([*OPENING, declare("oink", "Ben")])
     assert last(rulings, "declared")["hand_counts"] == {"Ann": 6, "Ben": 7}

@@ -49,3 +49,17 @@ def test_coins_knocked_together_never_end_up_lying_on_each_other() -> None:
         for i, p in enumerate(places):
             for q in places[i + 1:]:
                 assert math.dist(p, q) >= COIN_MM
+
+
+def test_a_script_filmed_at_30_fps_has_twice_the_frames_and_the_same_story() -> None:
+    from synth.footage.make import SCRIPTS
+
+    for game, script in SCRIPTS.items():
+        slow = script(np.random.default_rng(3), "kde:svg-jolly-royal", fps=15.0).clip
+        fast = script(np.random.default_rng(3), "kde:svg-jolly-royal", fps=30.0).clip
+        assert abs(len(fast.frames) - 2 * len(slow.frames)) <= 0.05 * len(fast.frames), game
+        assert [o["type"] for o in fast.observations] == [o["type"] for o in slow.observations]
+        # Events happen at the same time of the game (each action's length is rounded to
+        # whole frames, so the times drift apart a little).
+        for a, b in zip(slow.observations, fast.observations, strict=True):
+            assert abs(a["t"] - b["t"]) <= 0.1 + 0.04 * a["t"], (game, a, b)
