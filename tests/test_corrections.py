@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
+import pytest
 
 from referee.adjudication.corrections import relabel_card
 from referee.calibration.model import load_calibration
-from referee.observations import CardPlaced, CardRemoved
-from referee.pipeline.events import StatusEvent
+from referee.observations import CardPlaced, CardRemoved, Declare, Observation
+from referee.pipeline.events import RulingEvent, StatusEvent
 from referee.pipeline.runner import RefereePipeline
 from referee.tracking.identity import UnreadableReader
 
@@ -52,3 +54,30 @@ def test_camera_pipeline_applies_a_correction_and_rules_on_it() -> None:
     missed = pipeline.manual(CardPlaced(t=first.t, type="card_placed", card="3D",
                                         corners=tuple((x + 900, y) for x, y in SQUARE)))  # type: ignore[arg-type]
     assert [e.level for e in missed if isinstance(e, StatusEvent)] == ["warning"]
+
+
+def test_a_fault_in_one_ruling_is_reported_and_the_game_goes_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calibration = load_calibration(CLIP / "calibration.json")
+    pipeline = RefereePipeline("shove-piggy-shove", calibration, players=["Ann", "Ben"],
+                               reader=UnreadableReader(), drift=False)
+    rules = pipeline.session.rules
+    real = rules._apply
+    seen: list[Observation] = []
+
+    def flaky(state: Any, observation: Observation) -> Any:
+        seen.append(observation)
+        if len(seen) == 1:
+            state.hands["Ann"] = -99  # a half-done change the game must not keep
+            raise ValueError("boom")
+        return real(state, observation)
+
+    monkeypatch.setattr(rules, "_apply", flaky)
+    pipeline.manual(Declare(t=1, type="declare", what="oink", player="Ann"))
+    pipeline.manual(Declare(t=2, type="declare", what="oink", player="Ann"))
+    events = pipeline.finish(3.0)
+    errors = [e for e in events if isinstance(e, StatusEvent) and e.level == "error"]
+    assert len(errors) == 1 and "boom" in errors[0].message
+    rulings = [e.ruling for e in events if isinstance(e, RulingEvent)]
+    assert [r.rule for r in rulings if r.kind == "illegal"] == ["cannot_oink_now"]
+    assert pipeline.session.state.hands == {"Ann": 7, "Ben": 7}
