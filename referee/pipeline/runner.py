@@ -209,19 +209,18 @@ class RefereePipeline:
 
     def _rule(self, index: int, observation: Observation) -> list[Event]:
         observation = self._clamped(observation)
+        seen = ObservationEvent(index, observation.t, observation)
         try:
             rulings: tuple[Ruling, ...] = self.session.feed(observation)
         except Exception as error:  # a fault in one ruling must not end a game
             # The engine works on a copy of its state, so the game stands as before this
             # observation; the table goes on being watched and recorded.
-            return [ObservationEvent(index, observation.t, observation),
-                    StatusEvent(index, observation.t, "error",
-                                f"No ruling on this {observation.type.replace('_', ' ')}: "
-                                f"internal error ({type(error).__name__}: {error}); the referee "
-                                "carries on without it.")]
+            return [seen, StatusEvent(index, observation.t, "error",
+                                      f"No ruling on this {observation.type.replace('_', ' ')}: "
+                                      f"internal error ({type(error).__name__}: {error}); the "
+                                      "referee carries on without it.")]
         self._log.append(observation)
-        return [ObservationEvent(index, observation.t, observation),
-                *(RulingEvent(index, r.t, r) for r in rulings)]
+        return [seen, *(RulingEvent(index, r.t, r) for r in rulings)]
 
     def _release_manual(self, index: int, t: float, still_since: float | None,
                         stable: bool) -> list[Event]:

@@ -116,10 +116,16 @@ def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> 
     return observation.t == state.turn_ends_at
 
 
+def coin_radius(obs: CoinStopped, settings: ShovePiecepackSettings) -> float:
+    """A coin's radius (mm): as measured, or for a line typed in by hand without one, half
+    the ``coin_mm`` setting."""
+    return obs.radius if obs.radius is not None else settings.coin_mm / 2
+
+
 def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
     settings = state.settings
     coin = state.coins.get(obs.id)
-    radius = obs.radius if obs.radius is not None else settings.coin_mm / 2
+    radius = coin_radius(obs, settings)
     if coin is not None and coin.played is not None:  # knocked by another coin
         coin.center, coin.radius, coin.moved = obs.center, radius, True
         return []

@@ -37,12 +37,11 @@ from referee.pipeline.events import (
     TableEvent,
     TrackedObject,
 )
+from referee.rules.shove_piecepack import ShovePiecepackSettings, coin_radius
 from referee.web.adjudicate import Entry, apply_correction
 from referee.web.protocol import Image
 
 LABEL: Final = "replaying recorded observations"
-#: A coin typed in without a radius is drawn the size of a piecepack coin.
-DRAWN_COIN_MM: Final = 19.0
 Point = tuple[float, float]
 
 
@@ -174,8 +173,11 @@ class RecordedObservationsPipeline:
             return False
         if isinstance(observation, CoinStopped):
             x, y = observation.center
+            settings = self._session.settings
+            if not isinstance(settings, ShovePiecepackSettings):
+                settings = ShovePiecepackSettings()  # (a coin means nothing in other games)
             self._add(f"coin:{observation.id}", "coin", observation.id,
-                      _circle(x, y, observation.radius or DRAWN_COIN_MM / 2))
+                      _circle(x, y, coin_radius(observation, settings)))
             return True
         if isinstance(observation, CoinRemoved):
             return self._objects.pop(f"coin:{observation.id}", None) is not None
