@@ -50,6 +50,7 @@ class Job:
     faces_only: bool = False
     view_mm: tuple[float, float] = UNCOVERED_VIEW_MM
     covered_kinds: bool = False
+    overlapping_rows: bool = False
 
 
 def _sizes(portrait: bool) -> tuple[int, int]:
@@ -72,7 +73,8 @@ def render_one(job: Job) -> dict[str, Any]:
     renderer, scene, deck = random_scene(rng, job.split, image_size=size,  # type: ignore[arg-type]
                                          uncovered=job.faces_only,
                                          uncovered_view_mm=job.view_mm,
-                                         covered_kinds=job.covered_kinds)
+                                         covered_kinds=job.covered_kinds,
+                                         overlapping_rows=job.overlapping_rows)
     image, truth = renderer.render(scene)
     name = f"{job.split}_{job.index:06d}"
     split_dir = "val" if job.split == "val" else "train"
@@ -172,13 +174,14 @@ def _other_crops(image: np.ndarray, truth: Any, job: Job, name: str,
 def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
            workers: int = 2, progress: bool = True, faces_only: bool = False,
            view_mm: tuple[float, float] = UNCOVERED_VIEW_MM,
-           covered_kinds: bool = False) -> dict[str, Any]:
+           covered_kinds: bool = False, overlapping_rows: bool = False) -> dict[str, Any]:
     for split in ("train", "val"):
         (out / "detect-obb" / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "detect-obb" / "labels" / split).mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     jobs = [Job(i, seed, "val" if rng.random() < val_fraction else "train", out,
-                bool(rng.random() < 0.3), faces_only, view_mm, covered_kinds)
+                bool(rng.random() < 0.3), faces_only, view_mm, covered_kinds,
+                overlapping_rows)
             for i in range(count)]
     totals = {"images": 0, "cards": 0, "crops": 0}
     with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -194,6 +197,7 @@ def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
                                                  "index_mm": list(INDEX_MM),
                                                  "faces_only": faces_only,
                                                  "covered_kinds": covered_kinds,
+                                                 "overlapping_rows": overlapping_rows,
                                                  **({"view_mm": list(view_mm)} if faces_only
                                                     else {}), **totals}))
     return totals
@@ -214,10 +218,14 @@ def main() -> None:
     parser.add_argument("--covered-kinds", action="store_true",
                         help="also cards squared up in a stack a few mm apart and things "
                              "lying on cards; label cards from 12%% visible (20%% otherwise)")
+    parser.add_argument("--overlapping-rows", action="store_true",
+                        help="half the close-ups lay their cards side by side, each over "
+                             "part of the one before with its index corner showing")
     args = parser.parse_args()
     print(json.dumps(export(args.out, args.count, args.seed, workers=args.workers,
                             faces_only=args.faces_only, view_mm=tuple(args.view_mm),
-                            covered_kinds=args.covered_kinds)))
+                            covered_kinds=args.covered_kinds,
+                            overlapping_rows=args.overlapping_rows)))
 
 
 if __name__ == "__main__":

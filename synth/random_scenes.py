@@ -72,14 +72,19 @@ def random_scene(rng: np.random.Generator, split: Split, *,
                  uncovered: bool = False,
                  uncovered_view_mm: tuple[float, float] = UNCOVERED_VIEW_MM,
                  covered_kinds: bool = False,
+                 overlapping_rows: bool = False,
                  ) -> tuple[Renderer, Scene, str]:
     """A renderer (camera, table, light) and a scene of cards; returns the deck too.
     ``uncovered``: 6-15 cards apart in a loose grid, seen by a webcam framing between
     ``uncovered_view_mm`` (whole faces to learn from, many per image).
     ``covered_kinds``: also cards squared up in a stack, each a few mm off the one below
     (a sliver of each shows), and things lying on cards (a box, a board, a book), drawn
-    from a stream of their own so the scenes without them stay as they were."""
+    from a stream of their own so the scenes without them stay as they were.
+    ``overlapping_rows``: half the close-ups of 2-5 cards lay them side by side, each over
+    part of the one before with its index corner in view (as photos of cards laid down show
+    them; the close-ups' other rows are squeezed into tight fans), from a third stream."""
     extra = np.random.default_rng(int(rng.integers(2**63))) if covered_kinds else None
+    rows = np.random.default_rng(int(rng.integers(2**63))) if overlapping_rows else None
     pool = decks or decks_for(split)
     procedural = [d for d in pool if is_procedural(d)]
     if procedural and len(procedural) < len(pool):
@@ -101,6 +106,8 @@ def random_scene(rng: np.random.Generator, split: Split, *,
     positions = _layout_positions(rng, n, "grid" if uncovered else None)
     if extra is not None and n >= 2 and extra.random() < 0.25:
         positions, spread = _stack(extra, n), 1.0
+    if rows is not None and close and n >= 2 and rows.random() < 0.5:
+        positions, spread = _overlapping_row(rows, n), 1.0
     for i, (x, y, angle) in enumerate(positions):
         face_up = rng.random() > 0.08
         placed.append(card(f"card{i}", codes[i], deck, (x * spread, y * spread), angle,
@@ -135,6 +142,19 @@ def _stack(rng: np.random.Generator, n: int) -> list[tuple[float, float, float]]
     return [(i * step * math.cos(heading) + float(rng.normal(0, 1)),
              i * step * math.sin(heading) + float(rng.normal(0, 1)),
              angle + float(rng.normal(0, 2.5))) for i in range(n)]
+
+
+def _overlapping_row(rng: np.random.Generator, n: int) -> list[tuple[float, float, float]]:
+    """Cards side by side, each 22-55 mm on from the one before (or, in a quarter of rows,
+    one above the other, 30-60 mm on), so each covers part of the one before and leaves its
+    index corner showing; a little askew."""
+    angle = float(rng.uniform(0, 360))
+    along_long = rng.random() < 0.25
+    step = float(rng.uniform(30, 60) if along_long else rng.uniform(22, 55))
+    heading = math.radians(angle + (90.0 if along_long else 0.0) + float(rng.normal(0, 6)))
+    return [(i * step * math.cos(heading) + float(rng.normal(0, 4)),
+             i * step * math.sin(heading) + float(rng.normal(0, 4)),
+             angle + float(rng.normal(0, 7))) for i in range(n)]
 
 
 def _on_cards(rng: np.random.Generator, cards: list[Placed], close: bool) -> list[Placed]:

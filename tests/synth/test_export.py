@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from synth.export import export
 
@@ -111,3 +112,46 @@ def test_covered_kinds_add_stacks_and_things_lying_on_cards() -> None:
     plain, covered = count(False), count(True)
     assert plain[0] == 0 and covered[0] >= 5
     assert covered[1] >= plain[1] + 4
+
+
+def test_an_overlapping_row_covers_part_of_each_card_and_leaves_an_index_showing() -> None:
+    from shapely.ops import unary_union
+
+    from synth.random_scenes import _overlapping_row
+    from synth.scene import card
+
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        row = _overlapping_row(rng, int(rng.integers(2, 6)))
+        cards = [card(f"c{i}", "2C", "proc:00", (x, y), a) for i, (x, y, a) in enumerate(row)]
+        for i, below in enumerate(cards[:-1]):
+            above = unary_union([c.outline() for c in cards[i + 1:]])
+            assert cards[i + 1].outline().intersection(below.outline()).area > 0
+            assert any(region.difference(above).area > 0.8 * region.area
+                       for region in below.index_regions())
+
+
+def test_overlapping_rows_come_in_close_ups(monkeypatch: pytest.MonkeyPatch) -> None:
+    import synth.random_scenes as scenes
+
+    def count(overlapping: bool) -> int:
+        laid: list[list[tuple[float, float, float]]] = []
+        real = scenes._overlapping_row
+        monkeypatch.setattr(scenes, "_overlapping_row",
+                            lambda rng, n: laid.append(real(rng, n)) or laid[-1])
+        rng = np.random.default_rng(5)
+        for _ in range(60):
+            before = len(laid)
+            renderer, scene, _ = scenes.random_scene(rng, "train", overlapping_rows=overlapping)
+            if len(laid) == before:
+                continue
+            # The scene's cards lie as laid, and it is a close-up: those frame 110-330 mm,
+            # so their camera is nearer the table than 350 mm.
+            cards = [o for o in scene.objects if o.kind == "card"]
+            assert np.allclose([c.center for c in cards], [(x, y) for x, y, _ in laid[-1]])
+            camera = renderer.camera
+            assert np.linalg.norm(camera.rotation.T @ camera.translation) < 350
+        return len(laid)
+
+    assert count(False) == 0
+    assert count(True) >= 5

@@ -87,5 +87,13 @@ def test_game_correction_and_dispute_in_chromium(server: str, tmp_path: Path) ->
         page.click("#r-run")
         page.locator("#r-changes").get_by_text("change").first.wait_for(timeout=30_000)
         page.wait_for_timeout(300)
+        # A ruling whose words stand is shown once, with the field that changed behind it
+        # (not struck out and repeated).
+        items = page.evaluate("""() => [...document.querySelectorAll('#r-changes li')].map(
+            (li) => [li.querySelector(':scope > .was')?.textContent.trim() ?? null,
+                     li.querySelector(':scope > .now')?.textContent.trim() ?? null,
+                     li.querySelectorAll('.field').length])""")
+        assert items and all(fields or was != now for was, now, fields in items), items
+        assert any(fields for _, _, fields in items), items
         page.screenshot(path=str(docs / "dashboard-dispute.png"), full_page=True)
         browser.close()

@@ -396,8 +396,23 @@ $("r-run").onclick = async () => {
     out.innerHTML = ""; out.append(el("p", {}, r.changes.length ? `${r.changes.length} ruling${r.changes.length === 1 ? "" : "s"} change:` : "No ruling changes with these settings."));
     const ol = el("ol", { class: "changes" });
     r.changes.forEach((c) => { const li = el("li"); li.append(el("b", {}, fmtT(c.t) + " "));
-      if (c.before) li.append(el("span", { class: "was" }, c.before.message + " "));
-      if (c.after) li.append(el("span", { class: "now" }, c.after.message)); ol.append(li); });
+      if (c.before && c.after && c.before.message === c.after.message) {
+        // The words stand; what changed is a field behind them (hand counts, scores).
+        li.append(el("span", {}, c.before.message + " "));
+        const keys = [...new Set([...Object.keys(c.before), ...Object.keys(c.after)])]
+          .filter((k) => k !== "evidence" && JSON.stringify(c.before[k]) !== JSON.stringify(c.after[k]));
+        const show = (v) => v && typeof v === "object" && !Array.isArray(v)
+          ? Object.entries(v).map(([a, b]) => `${a} ${JSON.stringify(b)}`).join(", ")
+          : JSON.stringify(v ?? null);
+        keys.forEach((k) => { const f = el("span", { class: "field" }, `${k.replaceAll("_", " ")}: `);
+          f.append(el("span", { class: "was" }, show(c.before[k])), " → ",
+                   el("span", { class: "now" }, show(c.after[k])), " ");
+          li.append(f); });
+      } else {
+        if (c.before) li.append(el("span", { class: "was" }, c.before.message + " "));
+        if (c.after) li.append(el("span", { class: "now" }, c.after.message));
+      }
+      ol.append(li); });
     out.append(ol);
   } catch (e) { out.textContent = e.message; }
 };

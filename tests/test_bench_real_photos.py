@@ -1,0 +1,30 @@
+"""The real-photo benchmark's matching: labels box what shows of a card."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import real_photos
+
+
+def test_a_card_mostly_under_another_is_labelled_by_a_strip() -> None:
+    # edje IMG_2677: a ten showing an 83 px strip beside the nine lying over it.
+    nine, ten = [159.0, 112.0, 345.0, 366.0], [80.0, 114.0, 163.0, 357.0]
+    apart = [400.0, 112.0, 483.0, 357.0]  # as narrow, but overlapping no label
+    assert real_photos.strips([nine, ten, apart]) == [False, True, False]
+
+
+def test_a_strip_is_found_inside_a_whole_outline_that_no_label_took() -> None:
+    nine, ten = [159.0, 112.0, 345.0, 366.0], [80.0, 114.0, 163.0, 357.0]
+    whole_ten = [78.0, 110.0, 266.0, 362.0]  # IoU with the strip 0.42: no match
+    detected = [[160.0, 110.0, 344.0, 368.0], whole_ten]
+    matches = real_photos.match([nine, ten], detected)
+    assert [best for best, _ in matches] == [0, None]
+    assert real_photos.covered_matches([nine, ten], detected, matches) == [False, True]
+    # The nine's own outline cannot count for the ten as well.
+    assert real_photos.covered_matches([nine, ten], detected[:1],
+                                       real_photos.match([nine, ten], detected[:1])) \
+        == [False, False]
