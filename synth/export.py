@@ -51,6 +51,7 @@ class Job:
     view_mm: tuple[float, float] = UNCOVERED_VIEW_MM
     covered_kinds: bool = False
     overlapping_rows: bool = False
+    index_mm: tuple[float, float] = INDEX_MM
 
 
 def _sizes(portrait: bool) -> tuple[int, int]:
@@ -96,7 +97,7 @@ def render_one(job: Job) -> dict[str, Any]:
         readable = obj.index_visible or [0.0, 0.0]
         if not _in_frame(corners, size) or _short_side_px(corners) < MIN_CARD_WIDTH_PX:
             continue
-        first, second, face = card_crops(image, corners)
+        first, second, face = card_crops(image, corners, job.index_mm)
         if obj.visible_fraction >= MIN_FACE_VISIBLE:
             _save(job, "faces", label, f"{name}_{obj.uid}.png", face)
         # card_crops orders the corners itself: map its two crops back to the artwork's
@@ -164,7 +165,7 @@ def _other_crops(image: np.ndarray, truth: Any, job: Job, name: str,
         if any(cv2.pointPolygonTest(c.astype(np.float32), (float(cx), float(cy)), False) >= 0
                for c in corners_px):
             continue
-        crop, _, face = card_crops(image, box)
+        crop, _, face = card_crops(image, box, job.index_mm)
         for kind, picture in (("classify", crop), ("faces", face)):
             _save(job, kind, "other", f"{name}_other{attempt}.png", picture)
         made += 1
@@ -174,14 +175,15 @@ def _other_crops(image: np.ndarray, truth: Any, job: Job, name: str,
 def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
            workers: int = 2, progress: bool = True, faces_only: bool = False,
            view_mm: tuple[float, float] = UNCOVERED_VIEW_MM,
-           covered_kinds: bool = False, overlapping_rows: bool = False) -> dict[str, Any]:
+           covered_kinds: bool = False, overlapping_rows: bool = False,
+           index_mm: tuple[float, float] = INDEX_MM) -> dict[str, Any]:
     for split in ("train", "val"):
         (out / "detect-obb" / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "detect-obb" / "labels" / split).mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     jobs = [Job(i, seed, "val" if rng.random() < val_fraction else "train", out,
                 bool(rng.random() < 0.3), faces_only, view_mm, covered_kinds,
-                overlapping_rows)
+                overlapping_rows, index_mm)
             for i in range(count)]
     totals = {"images": 0, "cards": 0, "crops": 0}
     with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -194,7 +196,7 @@ def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
     (out / "detect-obb" / "data.yaml").write_text(
         f"path: {out / 'detect-obb'}\ntrain: images/train\nval: images/val\nnames:\n  0: card\n")
     (out / "export.json").write_text(json.dumps({"count": count, "seed": seed,
-                                                 "index_mm": list(INDEX_MM),
+                                                 "index_mm": list(index_mm),
                                                  "faces_only": faces_only,
                                                  "covered_kinds": covered_kinds,
                                                  "overlapping_rows": overlapping_rows,
@@ -221,11 +223,16 @@ def main() -> None:
     parser.add_argument("--overlapping-rows", action="store_true",
                         help="half the close-ups lay their cards side by side, each over "
                              "part of the one before with its index corner showing")
+    parser.add_argument("--index-mm", type=float, nargs=2, default=INDEX_MM,
+                        metavar=("WIDTH", "HEIGHT"),
+                        help="the index corner cut (mm) the crops are made with; the model "
+                             "trained on them records it and the referee cuts the same")
     args = parser.parse_args()
     print(json.dumps(export(args.out, args.count, args.seed, workers=args.workers,
                             faces_only=args.faces_only, view_mm=tuple(args.view_mm),
                             covered_kinds=args.covered_kinds,
-                            overlapping_rows=args.overlapping_rows)))
+                            overlapping_rows=args.overlapping_rows,
+                            index_mm=tuple(args.index_mm))))
 
 
 if __name__ == "__main__":

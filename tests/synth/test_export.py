@@ -155,3 +155,21 @@ def test_overlapping_rows_come_in_close_ups(monkeypatch: pytest.MonkeyPatch) -> 
 
     assert count(False) == 0
     assert count(True) >= 5
+
+
+def test_export_cuts_index_corners_as_asked_and_records_the_cut(tmp_path: Path) -> None:
+    import json
+
+    export(tmp_path / "a", 2, seed=5, workers=1, progress=False)
+    export(tmp_path / "b", 2, seed=5, workers=1, progress=False, index_mm=(26.0, 40.0))
+    assert json.loads((tmp_path / "a" / "export.json").read_text())["index_mm"] == [26.0, 32.0]
+    assert json.loads((tmp_path / "b" / "export.json").read_text())["index_mm"] == [26.0, 40.0]
+    crops = sorted(p.relative_to(tmp_path / "a")
+                   for p in (tmp_path / "a" / "classify").rglob("*.png"))
+    assert crops == sorted(p.relative_to(tmp_path / "b")
+                           for p in (tmp_path / "b" / "classify").rglob("*.png"))
+    # The same cards, cut taller: each crop is still 64 x 64, but shows more of the card.
+    card = next(c for c in crops if "other" not in c.parts)
+    short, tall = (cv2.imread(str(tmp_path / side / card)) for side in "ab")
+    assert short.shape == tall.shape == (64, 64, 3)
+    assert not np.array_equal(short, tall)
