@@ -151,10 +151,10 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
         return [illegal("out_of_turn", f"It is {state.to_play}'s turn, not {player}'s.")]
     if state.phase == "open_first":
         return _legal_opening(state, obs, card, player, "opens with")
-    if state.phase == "open_second" and not state.table:
-        # The first card left the table (card_left_table): nothing to keep the answer from.
-        return _legal_opening(state, obs, card, player, "answers with")
     if state.phase == "open_second":
+        if not state.table:
+            # The first card left the table (card_left_table): nothing to keep the answer from.
+            return _legal_opening(state, obs, card, player, "answers with")
         (first, first_corners), = state.table.items()
         gap = gap_mm(card_outline(obs.corners), card_outline(first_corners))
         gap_evidence = {"gap_mm": round(gap, 2), "open_gap_mm": state.settings.open_gap_mm}
