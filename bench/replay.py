@@ -3,8 +3,10 @@
     python bench/replay.py [--clips DIR ...] [--geometry-only] [--generate N --out DIR]
 
 Each clip folder holds video.mp4, calibration.json, observations.jsonl (ground truth),
-manual.jsonl and rulings.jsonl (``python -m synth.footage.make``). Every clip is replayed in
-its own process (so its peak memory is its own) exactly as ``referee replay`` runs it.
+manual.jsonl and rulings.jsonl (``python -m synth.footage.make``). The true rulings are
+those the rules engines give on the true observations, worked out again at every run. Every
+clip is replayed in its own process (so its peak memory is its own) exactly as ``referee
+replay`` runs it.
 
 Matching rule. A replayed observation matches a ground-truth one of the same type within
 +-1.0 s, with the same card code (card_placed, card_removed), corners within 6 mm (cards,
@@ -180,6 +182,15 @@ def score_observations(gt: list[dict[str, Any]],
     return matched, len(ours), len(gt)
 
 
+def truth_rulings(clip: Path) -> list[dict[str, Any]]:
+    """The rulings today's engines give on the clip's ground-truth observations (the clip's
+    rulings.jsonl holds those of the engines it was made with, which may have changed)."""
+    from referee.adjudication import adjudicate_lines
+
+    lines = (clip / "observations.jsonl").read_text(encoding="utf-8").splitlines()
+    return [r.to_json() for r in adjudicate_lines(lines, game=None, players=None, settings={})]
+
+
 def _ruling_key(r: dict[str, Any]) -> str:
     return json.dumps([r.get("kind"), r.get("player"), r.get("rule"),
                        *[r.get(k) for k in KEY_FIELDS]], sort_keys=True)
@@ -248,7 +259,7 @@ def main(argv: list[str] | None = None) -> None:
         r = results[-1]
         m, n_ours, n_gt = score_observations(_jsonl(clip / "observations.jsonl"),
                                              r["observations"])
-        s, n_r = score_rulings(_jsonl(clip / "rulings.jsonl"), r["rulings"])
+        s, n_r = score_rulings(truth_rulings(clip), r["rulings"])
         r.update(matched=m, replayed=n_ours, truth=n_gt, rulings_same=s, rulings_n=n_r)
         print(f"{clip.name:28s} obs {m}/{n_gt} (replayed {n_ours})  rulings {s}/{n_r}",
               file=sys.stderr)

@@ -52,9 +52,14 @@ def gap_mm(a: CardOutline, b: CardOutline) -> float:
     return float(a.distance(b))
 
 
+#: Distances on the board are compared this loosely (mm), so that a disc exactly at a
+#: boundary gets the same verdict at every line: 3 x 50.8 is 152.39999999999998 in floats.
+ROUND_OFF_MM = 1e-6
+
+
 def reaches_line(center_y: float, radius: float, line_y: float) -> bool:
     """A coin reaches a line when the far edge of its disc passes it."""
-    return center_y + radius >= line_y
+    return center_y + radius >= line_y - ROUND_OFF_MM
 
 
 @dataclass(frozen=True)
@@ -91,5 +96,6 @@ def bed_of_disc(
     side_clearance = min(x - radius, 4 * tile_mm - (x + radius))
     clearance = min(line_clearance, side_clearance)
     below = int(y // tile_mm)  # the line at or below the centre
-    inside = 1 <= below <= beds and line_clearance > 0 and side_clearance >= 0
+    inside = 1 <= below <= beds and line_clearance > ROUND_OFF_MM \
+        and side_clearance >= -ROUND_OFF_MM
     return BedVerdict(bed=below if inside else None, nearest_line=nearest, clearance_mm=clearance)

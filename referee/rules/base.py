@@ -101,6 +101,7 @@ class Rules(ABC, Generic[StateT, SettingsT]):
 
     def apply(self, state: StateT, observation: Observation) -> Step[StateT]:
         """The state after ``observation`` and what the referee announces about it."""
+        acting_player(state.players, getattr(observation, "player", None), "")  # ours, if given
         working = copy.deepcopy(state)
         rulings = self._apply(working, observation)
         return Step(working, tuple(rulings))

@@ -140,8 +140,8 @@ def _play(state: PushOutThePigState, obs: CardPlaced) -> list[Ruling]:
                            message="The card could not be read; no ruling until it is.")]
     problem = _impossible(state, card)
     if problem:
-        return [Impossible(t=obs.t, player=player, rule="card_already_played", card=str(card),
-                           message=problem)]
+        rule = "not_in_deck" if card.is_joker and state.jokers == 0 else "card_already_played"
+        return [Impossible(t=obs.t, player=player, rule=rule, card=str(card), message=problem)]
     if player != state.to_play:
         return [Illegal(t=obs.t, player=player, rule="out_of_turn", card=str(card),
                         message=f"It is {state.to_play}'s turn, not {player}'s: take the "

@@ -152,6 +152,8 @@ class OpenPhase:
     path_was_open: bool
     #: Every labelled node explaining the boards seen so far, each by a cheapest path.
     frontier: tuple[Reached, ...]
+    #: An end of the phase refused on this board, and why (not ruled again at the end).
+    refused: tuple[str, Board] | None = None
 
     @property
     def colour(self) -> Colour:
@@ -170,6 +172,9 @@ class ShoveState(State[ShoveSettings]):
     turn: int = field(default=0, kw_only=True)
     roll: int = field(default=0, kw_only=True)
     phase: OpenPhase | None = field(default=None, kw_only=True)
+    #: The colour whose phase the last observation ended by using every action: an
+    #: ``end_turn`` for it right after is redundant, not a play.
+    used_up: Colour | None = field(default=None, kw_only=True)
 
     @property
     def layout(self) -> Layout:
@@ -204,13 +209,14 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
     def _apply(self, state: ShoveState, observation: Observation) -> list[Ruling]:
         if state.game_over:
             return []
+        used_up, state.used_up = state.used_up, None
         if isinstance(observation, BoardState):
             return self._on_board(state, observation)
         if isinstance(observation, Declare):
             if observation.what == "die_roll":
                 return self._on_roll(state, observation)
             if observation.what == "end_turn":
-                return self._on_end_turn(state, observation)
+                return self._on_end_turn(state, observation, used_up)
         return []
 
     def _finish(self, state: ShoveState, t: float) -> list[Ruling]:
@@ -218,6 +224,8 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
         if state.game_over or phase is None or cheapest_of(phase.frontier).cost == 0:
             return []
         problem = _end_problem(state, phase, t)
+        if problem and phase.refused == (problem.rule, phase.board):
+            return []  # ruled when the player ended the phase; the board is still so
         return [problem] if problem else _end_phase(state, t)
 
     # -- observations -------------------------------------------------------------
@@ -262,7 +270,11 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
         )
         return [*rulings, _open_phase(state, 1, t)]
 
-    def _on_end_turn(self, state: ShoveState, declared: Declare) -> list[Ruling]:
+    def _on_end_turn(self, state: ShoveState, declared: Declare,
+                     used_up: Colour | None) -> list[Ruling]:
+        if used_up is not None and (declared.player is None or declared.player.lower() in (
+                used_up, state.colours[used_up].lower())):
+            return []  # that phase ended with its last action: nothing is left to end
         phase = state.phase
         if phase is None:
             return [_illegal(declared.t, "no_die_roll", "There is no phase to end: roll the die.")]
@@ -273,7 +285,10 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
             message = f"It is {_who(state, phase.colour)}'s phase, not {declared.player}'s."
             return [_illegal(declared.t, "out_of_turn", message, declared.player)]
         problem = _end_problem(state, phase, declared.t)
-        return [problem] if problem else _end_phase(state, declared.t)
+        if problem:
+            phase.refused = (problem.rule, phase.board)
+            return [problem]
+        return _end_phase(state, declared.t)
 
 
 # -- phases -----------------------------------------------------------------------
@@ -318,6 +333,7 @@ def _accept(state: ShoveState, found: tuple[Reached, ...], t: float) -> list[Rul
     if problem:
         return [problem]
     state.phase = candidate
+    state.used_up = candidate.colour
     return _end_phase(state, t)
 
 

@@ -23,8 +23,10 @@ from referee.rulings import (
 )
 
 #: A coin of the turn reported stopping again this soon (s) after the last coin stopped was
-#: knocked by it and is still part of that turn.
-KNOCK_SETTLE_S: Final = 2.0
+#: knocked by it and is still part of that turn. (The tracker reports knocked coins with the
+#: coin that knocked them, at the same moment; a coin stopping later is the next shove, which
+#: may reuse an id of the turn before: ids are stable within a turn only.)
+KNOCK_SETTLE_S: Final = 0.5
 
 
 class ShovePiecepackSettings(Settings):

@@ -106,13 +106,16 @@ def _deal(state: ShovePiggyState) -> None:
 
 
 def _new_round(state: ShovePiggyState, t: float) -> list[Ruling]:
+    finished = state.phase == "over"
     state.round += 1
     state.game_over = False
     _deal(state)
+    why = "won the last round" if finished else \
+        "opened the last round, which nobody won (it was left unfinished),"
     return [
         Declared(t=t, what="new_round", message=f"Round {state.round}: deal "
                  f"{state.settings.hand_size} cards each."),
-        _turn(state, t, f"{state.to_play} won the last round and places the first card."),
+        _turn(state, t, f"{state.to_play} {why} and places the first card."),
     ]
 
 
@@ -135,6 +138,10 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
     if obs.corners is None:
         raise ObservationInputError("missing field 'corners' (Shove Piggy Shove needs outlines)")
     card_outline(obs.corners)  # corners that outline no card are bad input on this line
+    if card.is_joker:
+        return [Impossible(t=obs.t, rule="not_in_deck", card=str(card), player=player,
+                           message="Shove Piggy Shove is played without jokers: a misread, "
+                                   "or a joker to take out of the deck.")]
     if card in state.table:
         return [Impossible(t=obs.t, rule="card_already_on_table", card=str(card), player=player,
                            message=f"The {card.name} is already on the table: a misread.")]

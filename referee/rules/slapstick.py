@@ -184,7 +184,9 @@ def _after_card(state: SlapstickState, t: float, player: str, card: Card) -> lis
         if reason in ("match_first", "match_last"):
             return _take(state, t, player, reason)
         if reason is not None:
-            return _take(state, t, _next_with_cards(state, player), reason)
+            # rules.md: the next player takes it, by seat, even one with no cards left
+            # (who then holds cards again, so the round goes on).
+            return _take(state, t, next_player(state.players, player), reason)
         advanced = [advance(r, card) for r in state.runs]
         # Each run in force obliges the card (the seed words each extra so): failing any
         # one of them picks up the row, even if the card carries another on.
@@ -280,7 +282,7 @@ def _stop(state: SlapstickState, obs: Declare) -> list[Ruling]:
         if state.string_player != player:
             return [Illegal(t=obs.t, player=player, rule="no_ten_card_string",
                             message="Only a ten-card string can be passed on.")]
-        return _take(state, obs.t, _next_with_cards(state, player), "ten_card_string")
+        return _take(state, obs.t, next_player(state.players, player), "ten_card_string")
     if state.mode == "chicken" and player == state.to_play and state.row:
         state.mode = "play"
         state.to_play = _next_with_cards(state, player)
@@ -291,7 +293,7 @@ def _stop(state: SlapstickState, obs: Declare) -> list[Ruling]:
 
 
 def _string_wins(state: SlapstickState, t: float, player: str) -> list[Ruling]:
-    taker = _next_with_cards(state, player)
+    taker = next_player(state.players, player)
     other_side = next_player(state.players, player, -1)
     rest = state.hands[player]
     receiver = state.hands[other_side]

@@ -29,6 +29,8 @@ BY_RULE: Final = {
     "card_already_on_table": "A card cannot be on the table twice: one of the readings is a "
                              "misread.",
     "card_already_played": "A card cannot be played twice: one of the readings is a misread.",
+    "not_in_deck": "The game is played without jokers (Shove Piggy Shove; Push Out the Pig "
+                   "with 4 players).",
     "card_left_table": "A card was seen leaving that was never on the table.",
     "no_cards_left": "A player with no cards left cannot play.",
     "bad_board": "The board reading is impossible.",

@@ -73,7 +73,8 @@ def test_a_joker_never_wins() -> None:
 
 
 def test_jokers_by_player_count() -> None:
-    assert last(rule([played("JK", "Ann")]), "impossible")["card"] == "JK"  # 4: none
+    none = last(rule([played("JK", "Ann")]), "impossible")  # 4 players: no jokers
+    assert (none["card"], none["rule"]) == ("JK", "not_in_deck")
     three = rule(trick(("Ann", "2S"), ("Ben", "JK"), ("Cat", "JK")), players=FOUR[:3])
     assert not of_kind(three, "impossible")
     observations = [*trick(("Ann", "2S"), ("Ben", "JK"), ("Cat", "JK")), played("JK", "Ann")]

@@ -492,6 +492,8 @@ def test_red_may_pass_through_but_not_stop_on_the_victory_square(tmp_path: Path)
     assert game.see("B...\n....\n....\n.R..") == []
     illegal = only(game.end(), "illegal")
     assert illegal["rule"] == "red_on_victory_square" and illegal["player"] == "red"
+    # Were the input to end here, that refusal stands: it is not announced a second time.
+    assert game.rules.finish(game.state, game.t).rulings == ()
     rulings = game.see("B...\n....\n....\nR...")
     assert kinds(rulings) == ["legal", "turn"]
     assert rulings[0]["message"] == "Red moved (1,1)->(0,1)->(0,0): legal, 2 of 2 actions."
@@ -647,3 +649,25 @@ def test_engine_survives_any_mix_of_rolls_ends_and_boards(data: st.DataObject) -
                                  "blue": sorted(board.blue)})
         assert {r["kind"] for r in rulings} <= known
         assert all(r["message"].endswith(".") for r in rulings)
+
+
+@pytest.mark.parametrize("who", [None, "blue"])
+def test_an_end_turn_for_a_phase_its_last_action_ended_is_redundant(who: str | None) -> None:
+    game = Game()
+    game.roll(1, "blue")
+    rulings = game.feed({"type": "board_state", "red": [[2, 1], [2, 3], [2, 5]],
+                         "blue": [[7, 0], [8, 2], [8, 4], [8, 6]]})
+    assert kinds(rulings) == ["legal", "turn"]  # blue's one action ended blue's phase
+    assert game.end(who) == []  # ...so this ends nothing: not red's phase, not out of turn
+    rulings = game.feed({"type": "board_state", "red": [[3, 1], [2, 3], [2, 5]],
+                         "blue": [[7, 0], [8, 2], [8, 4], [8, 6]]})
+    assert kinds(rulings) == ["legal", "turn"] and rulings[0]["player"] == "red"
+
+
+def test_red_ending_its_phase_by_hand_right_after_blue_used_every_action() -> None:
+    game = Game()
+    game.roll(1, "blue")
+    game.feed({"type": "board_state", "red": [[2, 1], [2, 3], [2, 5]],
+               "blue": [[7, 0], [8, 2], [8, 4], [8, 6]]})
+    rulings = game.end("red")  # red passes with no action: that is red's own end
+    assert kinds(rulings) == ["legal", "turn"] and rulings[0]["player"] == "red"

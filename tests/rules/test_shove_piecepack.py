@@ -113,7 +113,7 @@ def test_a_coin_knocked_by_the_fifth_that_stops_a_moment_later_counts_where_it_s
     observations = [
         *turn(2, *MISSES[:3]),
         {**coin("c9", bed_centre(4)), "t": 6.0},  # the fifth coin knocks c0...
-        {**coin("c0", 2 * TILE), "t": 7.0},  # ...which stops on line 2 a second later
+        {**coin("c0", 2 * TILE), "t": 6.4},  # ...which stops on line 2 a moment later
         *[{**c, "t": 8.0 + i} for i, c in enumerate(turn(*MISSES, prefix="d"))],
         {**coin("d9", bed_centre(3)), "t": 20.0},  # a sixth coin of the next turn
     ]
@@ -123,6 +123,28 @@ def test_a_coin_knocked_by_the_fifth_that_stops_a_moment_later_counts_where_it_s
     # The late stop was no coin of the next player's: their turn is the next five coins.
     assert [(r["t"], r["player"]) for r in of_kind(rulings, "turn")] == [(6.0, "Ben"),
                                                                         (12.0, "Ann")]
+
+
+@pytest.mark.parametrize("line", range(2, 9))
+def test_a_disc_exactly_half_a_seam_from_a_line_touches_it_at_every_line(line: int) -> None:
+    # Written as people write them (to 0.1 mm): each disc's edge 1 mm (half the 2 mm seam)
+    # from the line, above and below it. Float round-off (3 x 50.8 = 152.39999999999998)
+    # once let such a disc score at lines 3, 6 and 7 only.
+    above, below = round(line * TILE + 1 + R, 1), round(line * TILE - 1 - R, 1)
+    rulings = rule(turn(above, below, *MISSES[:3]))
+    assert not of_kind(rulings, "bed_scored")
+    assert len(of_kind(rulings, "turn")) == 1  # all five were played
+
+
+def test_a_coin_id_of_the_last_turn_stopping_a_second_later_is_the_next_player_s() -> None:
+    # Ids are stable within a turn only: the next player's coins may reuse them.
+    first = [{**c, "t": 1.0 + i} for i, c in enumerate(turn(1, *MISSES[:4]))]
+    second = [{**c, "t": 6.0 + i} for i, c in enumerate(turn(2, *MISSES[:4]))]
+    rulings = rule([*first, *second])
+    scored = of_kind(rulings, "bed_scored")
+    assert [(r["scored_by"], r["bed"]) for r in scored] == [("Ann", 1), ("Ben", 2)]
+    assert [(r["t"], r["player"]) for r in of_kind(rulings, "turn")] == [(5.0, "Ben"),
+                                                                        (10.0, "Ann")]
 
 
 def test_a_second_score_in_a_filled_bed_goes_to_the_opponent() -> None:

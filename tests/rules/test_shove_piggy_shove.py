@@ -228,6 +228,14 @@ def test_the_same_card_twice_on_the_table_is_impossible() -> None:
     assert not of_kind(rulings, "illegal")
 
 
+@pytest.mark.parametrize("phase", ["opening", "shove"])
+def test_a_joker_is_no_card_of_this_game(phase: str) -> None:
+    before = [] if phase == "opening" else OPENING
+    rulings = rule([*before, card("JK", 40, 400, "Ann" if phase == "opening" else "Ben")])
+    assert last(rulings, "impossible")["rule"] == "not_in_deck"
+    assert not of_kind(rulings[len(rule(before)):], "legal")
+
+
 def _race_to_empty_hand() -> list[dict[str, Any]]:
     """Ann opens far away; Ben opens an ace and the players climb a line of cards."""
     observations = [card("6S", 0, 600, "Ann"), card("AH", 0, 0, "Ben")]
@@ -253,12 +261,21 @@ def test_a_new_round_is_opened_by_the_previous_winner() -> None:
     assert last(rulings, "illegal")["rule"] == "out_of_turn"
     rulings = rule([*_race_to_empty_hand(), declare("new_round"), card("5S", 0, 0, "Ben")])
     assert last(rulings, "legal")["hand_counts"] == {"Ann": 7, "Ben": 6}
+    turn = rule([*_race_to_empty_hand(), declare("new_round")])[-1]
+    assert turn["message"] == "Ben won the last round and places the first card."
 
 
 def test_a_new_round_deals_the_hand_size_setting() -> None:
     rulings = rule([*OPENING, card("6D", 30, 400, "Ben"), declare("new_round")], hand_size=2)
     assert last(rulings, "declared")["message"] == "Round 2: deal 2 cards each."
     assert last(rulings, "turn")["hand_counts"] == {"Ann": 2, "Ben": 2}
+    assert last(rulings, "turn")["message"] == "Ben won the last round and places the first card."
+
+
+def test_a_round_left_unfinished_is_opened_again_by_its_opener_and_nobody_won_it() -> None:
+    turn = rule([*OPENING, declare("new_round")])[-1]
+    assert turn["player"] == "Ann" and turn["hand_counts"] == {"Ann": 7, "Ben": 7}
+    assert "nobody won" in turn["message"] and "Ann won" not in turn["message"]
 
 
 def test_an_unreadable_card_gets_no_ruling() -> None:

@@ -269,6 +269,32 @@ def test_a_last_card_that_makes_its_player_take_the_row_does_not_end_the_round()
     assert not of_kind(rulings, "score") and last(rulings, "turn")["player"] == "Cat"
 
 
+@pytest.mark.parametrize("players", [THREE, ["Ann", "Ben"]])
+def test_the_next_player_takes_a_row_given_away_even_with_no_cards_left(
+        players: list[str]) -> None:
+    from referee.rules.slapstick import Hand
+
+    session = Session.start(GAME, players, {})
+    last_seat = players[-1]
+    moves = [("Ann", "5S"), ("Ann", "9H")] + ([("Ben", "7D")] if len(players) == 3 else [])
+    for t, (player, code) in enumerate(moves, 1):
+        session.feed(CardPlaced(t=t, type="card_placed", card=code, player=player))
+    session.state.hands[last_seat] = Hand(1)  # the last seat plays its last card
+    session.feed(CardPlaced(t=5, type="card_placed", card="2C", player=last_seat))
+    matcher = players[-2]
+    if matcher != "Ann":
+        session.feed(CardPlaced(t=6, type="card_placed", card="4D", player="Ann"))
+    rulings = [r.to_json() for r in session.feed(CardPlaced(t=7, type="card_placed",
+                                                            card="9S", player=matcher))]
+    take = last(rulings, "take_row")
+    # 9S matches the 9H, neither first nor last: the next player by seat takes the row,
+    # though out of cards (not the matcher, nor the player after the empty seat).
+    assert (take["taker"], take["reason"]) == (last_seat, "match_other")
+    assert take["hand_counts"][last_seat] == take["cards"]
+    # Holding cards again, they start the new row; nobody is out, the round goes on.
+    assert not of_kind(rulings, "score") and last(rulings, "turn")["player"] == last_seat
+
+
 def test_a_card_played_out_of_turn_does_not_end_a_chicken_run() -> None:
     observations = [*plays("Ann:5S", "Ann:9H", "Ben:KD"), declare("chicken_out", "Cat"),
                     *plays("Cat:2C", "Cat:7D", "Ben:8H", "Cat:9S")]
