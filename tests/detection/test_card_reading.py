@@ -36,18 +36,39 @@ def _probs(identifier: CardIdentifier, classes: list[str], **sure: float) -> np.
 def test_a_sure_face_decides_number_cards_backs_and_jokers_only(
         identifier: CardIdentifier) -> None:
     face_classes = identifier._face.classes if identifier._face else []
-    corners = _probs(identifier, identifier.classes, **{"8H": 0.8})
+    corners = _probs(identifier, identifier.classes, **{"8H": 0.8, "7H": 0.05})
 
     by_corners = identifier._combine(corners, corners)
     assert by_corners.card == "8H" and by_corners.face is None
 
     def read(**face: float) -> str:
-        return identifier._decide(by_corners, _probs(identifier, face_classes, **face)).card
+        return identifier._decide(by_corners, _probs(identifier, face_classes, **face),
+                                  np.stack([corners, corners])).card
 
-    assert read(**{"8D": 0.97}) == "8D"  # the face counts eight diamonds
+    assert read(**{"7H": 0.97}) == "7H"  # the face counts seven hearts
     assert read(back=0.95) == "back" and read(JK=0.95) == "JK"
-    assert read(**{"8D": FACE_SURE - 0.1}) == "8H"  # not sure enough: the corners decide
+    assert read(**{"7H": FACE_SURE - 0.1}) == "8H"  # not sure enough: the corners decide
     assert read(QD=0.97) == "8H" and read(AD=0.97) == "8H"  # courts and aces: corners
+
+
+def test_when_face_and_corners_read_one_rank_both_choose_the_suit(
+        identifier: CardIdentifier) -> None:
+    face_classes = identifier._face.classes if identifier._face else []
+
+    def read(corner: dict[str, float], face: dict[str, float]) -> str:
+        probs = _probs(identifier, identifier.classes, **corner)
+        reading = identifier._combine(probs, probs)
+        return identifier._decide(reading, _probs(identifier, face_classes, **face),
+                                  np.stack([probs, probs])).card
+
+    # Small corner suits half taken for the wrong one; the face sees the pips: diamonds.
+    assert read({"KH": 0.7, "KD": 0.28}, {"KD": 0.55, "KH": 0.01}) == "KD"
+    assert read({"8H": 0.7, "8D": 0.28}, {"8D": 0.97, "8H": 0.02}) == "8D"
+    # Corners sure of spades outweigh a face that half sees clubs (and a sure one too).
+    assert read({"5S": 0.99, "5C": 0.005}, {"5C": 0.6, "5S": 0.4}) == "5S"
+    assert read({"5S": 0.999, "5C": 1e-4}, {"5C": 0.97, "5S": 0.02}) == "5S"
+    # An ace's suit stays with the corners: the face takes most aces of spades for clubs.
+    assert read({"AS": 0.77, "AC": 0.16}, {"AC": 0.99, "AS": 0.01}) == "AS"
 
 
 def test_the_face_is_read_only_for_cards_said_to_be_uncovered(
