@@ -80,6 +80,7 @@ class RemovedPiece(BaseModel):
 class Legal(Ruling):
     kind: ClassVar[str] = "legal"
     card: str | None = None
+    coin: str | None = None  # Shove piecepack: the coin shoved
     bonuses: Bonuses | None = None
     extra_turns: int | None = None
     hand_counts: dict[str, int] | None = None

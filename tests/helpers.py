@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from referee.adjudication import adjudicate_lines
 
 CARD_W, CARD_H = 63.0, 88.0
+#: A sentence ending inside a message: the contract asks for one plain sentence.
+_SECOND_SENTENCE = re.compile(r"[.!?]\s+\S")
+
+
+def one_sentence(message: str) -> bool:
+    return bool(message.strip()) and not _SECOND_SENTENCE.search(message)
 
 
 def adjudicate(
@@ -22,7 +29,10 @@ def adjudicate(
     for n, observation in enumerate(observations, start=1):
         lines.append(json.dumps({"t": float(n), **observation}))
     rulings = adjudicate_lines(lines, game=game, players=players, settings=dict(settings or {}))
-    return [r.to_json() for r in rulings]
+    out = [r.to_json() for r in rulings]
+    for ruling in out:  # every test of the rules checks the contract's "one plain sentence"
+        assert one_sentence(ruling["message"]), ruling["message"]
+    return out
 
 
 def card(code: str, x: float, y: float, player: str | None = None, *,

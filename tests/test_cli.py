@@ -120,7 +120,7 @@ def test_bad_options_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureF
 def test_game_must_be_known(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, ['{"t": 0, "type": "setup", "game": "chess"}'])
     code, _, err = run(["adjudicate", path], capsys)
-    assert code == 2 and "unknown game 'chess'" in err
+    assert code == 2 and "line 1: unknown game 'chess'" in err and err.count("\n") == 1
 
 
 def test_settings_lists_every_game(capsys: pytest.CaptureFixture[str]) -> None:

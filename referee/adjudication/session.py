@@ -9,7 +9,7 @@ from typing import Any
 from referee.geometry import GeometryError
 from referee.observations import Observation, ObservationError, Setup, parse_line
 from referee.rules.base import ObservationInputError, PlayersError, Rules, SettingsError
-from referee.rules.registry import rules_for
+from referee.rules.registry import UnknownGameError, rules_for
 from referee.rulings import Ruling
 
 
@@ -93,7 +93,7 @@ def adjudicate_lines(
         yield from session.finish()
     except (ObservationError, ObservationInputError, GeometryError) as error:
         raise InputLineError(number, str(error)) from None
-    except (SettingsError, PlayersError) as error:
+    except (SettingsError, PlayersError, UnknownGameError) as error:
         if setup_line:
             raise InputLineError(setup_line, str(error)) from None
         raise InputLineError(0, f"command line: {error}") from None

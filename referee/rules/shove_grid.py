@@ -49,6 +49,7 @@ from referee.rulings import (
     Removed,
     RemovedPiece,
     Ruling,
+    Score,
     Turn,
 )
 
@@ -239,7 +240,12 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
         if phase is None:
             if target == state.position.board():
                 return []
-            return [_illegal(seen.t, "no_die_roll", "The board changed before the die was rolled.")]
+            before = state.position.board()
+            moved = [c for c in ("red", "blue") if getattr(before, c) != getattr(target, c)]
+            # Who moved, when only one colour did (a push moves both: then nobody is named).
+            who = state.colours[moved[0]] if len(moved) == 1 else None  # type: ignore[index]
+            return [_illegal(seen.t, "no_die_roll", "The board changed before the die was rolled.",
+                             who)]
         found = explain(phase.rules, phase.frontier, target, state.roll)
         if found:
             return _accept(state, found, seen.t)
@@ -394,16 +400,18 @@ def _end_phase(state: ShoveState, t: float, announce: bool = True) -> list[Rulin
     state.phase = None
     ended = outcome(state.layout, state.position.board())
     if ended is not None:
-        return [*rulings, _game_over(state, ended.winner, ended.reason, t)]
+        return [*rulings, *_game_over(state, ended.winner, ended.reason, t)]
     if phase.number == 1:
         turn = _open_phase(state, 2, t)
         return [*rulings, turn] if announce else rulings
     if state.turn >= state.settings.turns:
         reason = f"blue did not reach the victory square within {state.settings.turns} turns"
-        return [*rulings, _game_over(state, "red", reason, t)]
+        return [*rulings, *_game_over(state, "red", reason, t)]
     if announce:
+        first = state.settings.first  # whose phase opens the next turn, once rolled
         rulings.append(Turn(t=t, message=f"Turn {state.turn} is over: roll the die for turn "
-                            f"{state.turn + 1}.", turn=state.turn + 1))
+                            f"{state.turn + 1}.", turn=state.turn + 1,
+                            player=state.colours[first], colour=first))
     return rulings
 
 
@@ -482,6 +490,8 @@ def _misread(layout: Layout, seen: BoardState) -> str | None:
 def _die_value(value: object) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
+    if isinstance(value, float) and value.is_integer():  # 3.0 from a JSON writer
+        value = int(value)
     if isinstance(value, int) and not isinstance(value, bool) and value in DIE_FACES:
         return value
     return None
@@ -557,11 +567,16 @@ def _removed(state: ShoveState, removal: Removal, t: float) -> Removed:
                    colour=removal.colour, square=removal.square)
 
 
-def _game_over(state: ShoveState, winner: Colour, reason: str, t: float) -> GameOver:
+def _game_over(state: ShoveState, winner: Colour, reason: str,
+               t: float) -> tuple[Score, GameOver]:
+    """The score every game announces (1 for the winner of this one game), then the end."""
     state.game_over = True
     who = _who(state, winner)
-    return GameOver(t=t, message=f"{who} wins: {reason}.", player=state.colours[winner],
-                    winner=state.colours[winner], reason=reason)
+    scores = {state.colours[c]: int(c == winner) for c in ("blue", "red")}
+    return (Score(t=t, message=f"{who} wins the game, 1 to 0.", player=state.colours[winner],
+                  scores=scores),
+            GameOver(t=t, message=f"{who} wins: {reason}.", player=state.colours[winner],
+                     winner=state.colours[winner], reason=reason, scores=scores))
 
 
 def _illegal(t: float, rule: str, message: str, player: str | None = None) -> Illegal:

@@ -16,6 +16,7 @@ from referee.rulings import (
     GameOver,
     Illegal,
     Impossible,
+    Legal,
     NotPlayed,
     Ruling,
     Score,
@@ -142,7 +143,9 @@ def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
     coin.played = state.played
     if state.played >= state.coins_this_turn:
         state.turn_ends_at = obs.t
-    return []
+    return [Legal(t=obs.t, player=state.to_play, coin=obs.id,
+                  message=f"{state.to_play}'s coin passed line 1: {state.played} of "
+                          f"{state.coins_this_turn} played.")]
 
 
 def _declared_end(state: ShovePiecepackState, obs: Declare) -> list[Ruling]:
@@ -207,7 +210,7 @@ def _score_turn(state: ShovePiecepackState, t: float) -> list[Ruling]:
         state.coins_this_turn = state.played + len(scoring)
         n = len(scoring)
         return [*rulings, Turn(t=t, player=player, coins_left=n,
-                               message=f"Break! {player} shoves {n} more coin"
+                               message=f"Break: {player} shoves {n} more coin"
                                        f"{'s' if n != 1 else ''}.")]
     state.coins.clear()
     state.played = 0

@@ -26,6 +26,7 @@ from referee.rulings import (
     Impossible,
     Legal,
     Ruling,
+    Score,
     Turn,
     Unreadable,
 )
@@ -53,6 +54,7 @@ class ShovePiggyState(State[ShovePiggySettings]):
     banked: dict[str, int] = field(default_factory=dict)
     taken_back: set[Card] = field(default_factory=set)  # ruled illegal, still to be picked up
     round: int = 1
+    rounds_won: dict[str, int] = field(default_factory=dict)  # the cumulative score
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,8 @@ class ShovePiggyShoveRules(Rules[ShovePiggyState, ShovePiggySettings]):
     default_players = ("P1", "P2")
 
     def _new(self, players: tuple[str, ...], settings: ShovePiggySettings) -> ShovePiggyState:
-        state = ShovePiggyState(players, settings, winner_seat=players[0], loser_seat=players[1])
+        state = ShovePiggyState(players, settings, winner_seat=players[0], loser_seat=players[1],
+                                rounds_won={p: 0 for p in players})
         _deal(state)
         return state
 
@@ -152,7 +155,8 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
         fields = {"evidence": evidence} if evidence else {}
         return Illegal(t=obs.t, player=player, rule=rule, card=str(card),
                        hand_counts=dict(state.hands),
-                       message=f"{message} {player} takes the {card.name} back.", **fields)
+                       message=f"{message.rstrip('.')}, so {player} takes the {card.name} back.",
+                       **fields)
 
     if player != state.to_play:
         return [illegal("out_of_turn", f"It is {state.to_play}'s turn, not {player}'s.")]
@@ -202,7 +206,9 @@ def _legal_opening(
     state.table[card] = obs.corners
     state.hands[player] -= 1
     rulings: list[Ruling] = [
+        # An opening card earns nothing; it carries a shove's fields all the same.
         Legal(t=obs.t, player=player, card=str(card), hand_counts=dict(state.hands),
+              bonuses=Bonuses(), extra_turns=state.banked[player],
               message=f"{player} {verb} the {card.name}.")
     ]
     if state.phase == "open_first":
@@ -281,8 +287,14 @@ def _legal_shove(
         state.phase = "over"
         state.game_over = True
         state.winner_seat, state.loser_seat = player, next_player(state.players, player)
-        return [*rulings, GameOver(t=obs.t, player=player, winner=player,
-                                   message=f"{player} has no cards left and wins the round!")]
+        state.rounds_won[player] += 1
+        won = ", ".join(f"{p} {n}" for p, n in state.rounds_won.items())
+        return [*rulings,
+                Score(t=obs.t, player=player, scores=dict(state.rounds_won),
+                      message=f"Rounds won: {won}."),
+                GameOver(t=obs.t, player=player, winner=player,
+                         scores=dict(state.rounds_won),
+                         message=f"{player} has no cards left and wins the round!")]
     return [*rulings, _end_turn(state, obs.t, player)]
 
 
@@ -324,7 +336,7 @@ def _declare(state: ShovePiggyState, obs: Declare) -> list[Ruling]:
     state.hands[player] += 1
     rulings: list[Ruling] = [
         Declared(t=obs.t, player=player, what="oink", hand_counts=dict(state.hands),
-                 message=f"Oink! {player} cannot play and draws a card.")
+                 message=f"Oink: {player} cannot play and draws a card.")
     ]
     if state.phase == "open_second":  # the opening card still has to be placed
         return [*rulings, _turn(state, obs.t, f"{player} still places the second card.")]

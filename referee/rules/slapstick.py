@@ -320,11 +320,11 @@ def _end_round(state: SlapstickState, t: float, untaken: int = 0) -> list[Ruling
     for p in state.players:
         state.scores[p] -= penalties[p]
     summary = ", ".join(f"{p} {n}" for p, n in penalties.items())
-    why = (f"Nobody has a card left to take the row of {untaken}, so it counts for no one. "
-           if untaken else "")
+    over = f"round {state.round} is over with penalties {summary}."
+    message = (f"Nobody has a card left to take the row of {untaken}, so it counts for no "
+               f"one, and {over}" if untaken else over[0].upper() + over[1:])
     rulings: list[Ruling] = [Score(
-        t=t, scores=dict(state.scores), evidence={"penalties": penalties},
-        message=f"{why}Round {state.round} over. Penalties: {summary}.")]
+        t=t, scores=dict(state.scores), evidence={"penalties": penalties}, message=message)]
     rounds = state.settings.rounds or len(state.players)
     if state.round >= rounds:
         state.game_over = True

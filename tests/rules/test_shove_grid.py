@@ -199,7 +199,21 @@ def test_board_change_before_the_die_roll() -> None:
     game = Game()
     assert game.see(START) == []
     moved = START.replace("B.B.B.B\n.......", "..B.B.B\nB......")
-    assert only(game.see(moved), "illegal")["rule"] == "no_die_roll"
+    illegal = only(game.see(moved), "illegal")
+    assert (illegal["rule"], illegal["player"]) == ("no_die_roll", "blue")  # blue's moved
+
+
+@pytest.mark.parametrize("value", [3, "3", 3.0])
+def test_a_die_roll_is_a_whole_number_however_written(value: Any) -> None:
+    assert only(Game().roll(value), "turn")["actions_allowed"] == 3
+
+
+def test_the_end_of_a_game_turn_names_who_opens_the_next() -> None:
+    game = Game()
+    game.roll(1)
+    game.end()
+    over = only(game.end(), "turn")
+    assert over["turn"] == 2 and over["player"] == "blue" and "roll the die" in over["message"]
 
 
 MOVED_TWO = """
@@ -538,7 +552,8 @@ def test_blue_reaching_the_victory_square_wins(tmp_path: Path) -> None:
     game = Game(board=layout_file(tmp_path, "....\n.R..\nB...\n.V.."))
     game.roll(3)
     rulings = game.see("....\n.R..\n....\n.B..")
-    assert kinds(rulings) == ["legal", "game_over"]
+    assert kinds(rulings) == ["legal", "score", "game_over"]
+    assert rulings[1]["scores"] == {"blue": 1, "red": 0}  # the score every game announces
     assert rulings[-1]["winner"] == "blue"
     assert rulings[-1]["reason"] == "a blue piece reached the victory square"
     assert game.roll(3) == []
@@ -549,7 +564,7 @@ def test_pushing_off_the_last_blue_piece_wins_for_red(tmp_path: Path) -> None:
     game.roll(1)
     game.end()
     rulings = game.see("....\n....\n.R..\n....\n..V.")
-    assert kinds(rulings) == ["legal", "removed", "game_over"]
+    assert kinds(rulings) == ["legal", "removed", "score", "game_over"]
     assert rulings[0]["actions"] == [
         {"do": "push", "piece": "blue", "from": [3, 1], "to": None, "by": [2, 1]}]
     assert rulings[-1]["winner"] == "red"
@@ -560,7 +575,7 @@ def test_red_wins_when_the_turns_run_out() -> None:
     game.roll(1)
     game.end()
     rulings = game.end()
-    assert kinds(rulings) == ["legal", "game_over"]
+    assert kinds(rulings) == ["legal", "score", "game_over"]
     assert rulings[-1]["winner"] == "red"
 
 
@@ -625,7 +640,8 @@ def test_search_never_crashes_on_any_board(case: tuple[Phase, Node, int, list[No
 @given(st.data())
 def test_engine_survives_any_mix_of_rolls_ends_and_boards(data: st.DataObject) -> None:
     game = Game(turns=3)
-    known = {"declared", "turn", "legal", "illegal", "removed", "game_over", "impossible"}
+    known = {"declared", "turn", "legal", "illegal", "removed", "score", "game_over",
+             "impossible"}
     for _ in range(data.draw(st.integers(1, 14))):
         choice = data.draw(st.sampled_from(["roll", "end", "play", "play", "play", "random"]))
         if choice == "roll":

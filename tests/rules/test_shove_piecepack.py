@@ -241,3 +241,11 @@ def test_bad_settings_are_refused(setting: str) -> None:
     name, value = setting.split("=")
     with pytest.raises(InputLineError):
         rule(turn(1), **{name: value})
+
+
+def test_each_coin_that_passes_line_one_is_a_legal_play_of_the_five() -> None:
+    rulings = rule([coin("a", 20.0), *turn(1, 2, *MISSES[:3])])
+    legal = of_kind(rulings, "legal")
+    assert [(r["coin"], r["player"]) for r in legal] == [(f"c{i}", "Ann") for i in range(5)]
+    assert legal[0]["message"] == "Ann's coin passed line 1: 1 of 5 played."
+    assert of_kind(rulings, "not_played")[0]["coin"] == "a"  # short of line 1: no legal

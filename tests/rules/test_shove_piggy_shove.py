@@ -254,6 +254,8 @@ def test_first_to_empty_their_hand_wins() -> None:
     hand_counts = last(rulings, "legal")["hand_counts"]
     assert hand_counts == {"Ann": 1, "Ben": 0}
     assert rulings[-1]["kind"] == "game_over"
+    # The score every game announces: here the rounds each player has won.
+    assert [r["scores"] for r in of_kind(rulings, "score")] == [{"Ann": 0, "Ben": 1}]
 
 
 def test_a_new_round_is_opened_by_the_previous_winner() -> None:
