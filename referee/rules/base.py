@@ -101,7 +101,7 @@ class Rules(ABC, Generic[StateT, SettingsT]):
 
     def apply(self, state: StateT, observation: Observation) -> Step[StateT]:
         """The state after ``observation`` and what the referee announces about it."""
-        acting_player(state.players, getattr(observation, "player", None), "")  # ours, if given
+        self._check_player(state, getattr(observation, "player", None))
         working = copy.deepcopy(state)
         rulings = self._apply(working, observation)
         return Step(working, tuple(rulings))
@@ -110,6 +110,11 @@ class Rules(ABC, Generic[StateT, SettingsT]):
         """The input ended at time ``t``: announce anything still pending."""
         working = copy.deepcopy(state)
         return Step(working, tuple(self._finish(working, t)))
+
+    def _check_player(self, state: StateT, given: str | None) -> None:
+        """An observation's ``player``, when given, must be one of the game's (bad input
+        otherwise, whatever the observation)."""
+        acting_player(state.players, given, "")
 
     @abstractmethod
     def _new(self, players: tuple[str, ...], settings: SettingsT) -> StateT: ...

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from referee.observations import BoardState, Declare, Observation
-from referee.rules.base import Rules, Settings, State
+from referee.rules.base import ObservationInputError, Rules, Settings, State
 from referee.rules.shove_search import (
     DEFAULT_LAYOUT,
     Board,
@@ -207,6 +207,13 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
             last_moved={"red": (0,) * len(layout.red), "blue": (0,) * len(layout.blue)},
         )
 
+    def _check_player(self, state: ShoveState, given: str | None) -> None:
+        # A side may also be named by its colour, in any case ("Red", "blue").
+        if given is None or given.lower() in {"red", "blue", *(p.lower() for p in state.players)}:
+            return
+        raise ObservationInputError(
+            f"unknown player {given!r} (players: {', '.join(state.players)}, or red / blue)")
+
     def _apply(self, state: ShoveState, observation: Observation) -> list[Ruling]:
         if state.game_over:
             return []
@@ -268,7 +275,7 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
             return rulings
         state.turn += 1
         state.roll = value
-        message, who = f"Die roll: {value}.", declared.player
+        message, who = f"Die roll: {value}.", _named(state, declared.player)
         rulings.append(
             Declared(t=t, message=message, what="die_roll", value=value)
             if who is None
@@ -583,6 +590,15 @@ def _illegal(t: float, rule: str, message: str, player: str | None = None) -> Il
     if player is None:
         return Illegal(t=t, message=message, rule=rule)
     return Illegal(t=t, message=message, rule=rule, player=player)
+
+
+def _named(state: ShoveState, given: str | None) -> str | None:
+    """The player a declaration names, by name or by colour ("Blue" -> blue's player)."""
+    if given is None:
+        return None
+    by_colour: dict[str, str] = {str(c): name for c, name in state.colours.items()}
+    by_name = {p.lower(): p for p in state.players}
+    return by_colour.get(given.lower()) or by_name.get(given.lower(), given)
 
 
 def _who(state: ShoveState, colour: Colour) -> str:

@@ -34,3 +34,9 @@ def test_a_player_not_in_the_game_is_bad_input(game: str, players: list[str],
                                                observation: dict[str, Any]) -> None:
     with pytest.raises(InputLineError, match="line 1: unknown player 'Zed'"):
         adjudicate(game, [observation], players)
+
+
+def test_a_shove_side_may_be_named_by_its_colour() -> None:
+    roll = {"type": "declare", "what": "die_roll", "value": 2, "player": "Blue"}
+    rulings = adjudicate("shove", [roll], ["Ann", "Ben"])
+    assert (rulings[0]["kind"], rulings[0]["value"], rulings[0]["player"]) == ("declared", 2, "Ann")
