@@ -84,6 +84,8 @@ class Rules(ABC, Generic[StateT, SettingsT]):
     settings_type: ClassVar[type[Settings]]
     player_counts: ClassVar[Sequence[int]]
     default_players: ClassVar[tuple[str, ...]]
+    #: The declarations (``declare`` observations' ``what``) the game understands.
+    declares: ClassVar[tuple[str, ...]] = ()
 
     def settings(self, values: Mapping[str, Any]) -> SettingsT:
         return self.settings_type.from_strings(values)  # type: ignore[return-value]

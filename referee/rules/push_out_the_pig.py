@@ -82,6 +82,7 @@ class PushOutThePigRules(Rules[PushOutThePigState, PushOutThePigSettings]):
     settings_type = PushOutThePigSettings
     player_counts = (3, 4, 5, 6)
     default_players = ("P1", "P2", "P3", "P4")
+    declares = ("new_round",)
 
     def _new(
         self, players: tuple[str, ...], settings: PushOutThePigSettings

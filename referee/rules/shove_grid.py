@@ -196,6 +196,7 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
     settings_type = ShoveSettings
     player_counts = (2,)
     default_players = ("blue", "red")
+    declares = ("die_roll", "end_turn")
 
     def _new(self, players: tuple[str, ...], settings: ShoveSettings) -> ShoveState:
         layout = settings.layout
@@ -225,7 +226,10 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
                 return self._on_roll(state, observation)
             if observation.what == "end_turn":
                 return self._on_end_turn(state, observation, used_up)
-        return []
+        what = f"Declaring {observation.what!r}" if isinstance(observation, Declare) else \
+            observation.type
+        return [Impossible(t=observation.t, rule="not_in_this_game",
+                           message=f"{what} means nothing in Shove.")]
 
     def _finish(self, state: ShoveState, t: float) -> list[Ruling]:
         phase = state.phase

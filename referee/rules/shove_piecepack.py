@@ -68,6 +68,7 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
     settings_type = ShovePiecepackSettings
     player_counts = (2,)
     default_players = ("P1", "P2")
+    declares = ("end_turn",)
 
     def _new(
         self, players: tuple[str, ...], settings: ShovePiecepackSettings

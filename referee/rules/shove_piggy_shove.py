@@ -74,6 +74,7 @@ class ShovePiggyShoveRules(Rules[ShovePiggyState, ShovePiggySettings]):
     settings_type = ShovePiggySettings
     player_counts = (2,)
     default_players = ("P1", "P2")
+    declares = ("oink", "new_round")
 
     def _new(self, players: tuple[str, ...], settings: ShovePiggySettings) -> ShovePiggyState:
         state = ShovePiggyState(players, settings, winner_seat=players[0], loser_seat=players[1],

@@ -111,7 +111,8 @@ def games() -> list[GameInfo]:
         settings = [setting_info(key, info.annotation, info.default)
                     for key, info in rules.settings_type.model_fields.items()]
         out.append(GameInfo(name=name, title=rules.title, player_counts=list(rules.player_counts),
-                            default_players=list(rules.default_players), settings=settings))
+                            default_players=list(rules.default_players), settings=settings,
+                            declares=list(rules.declares)))
     return out
 
 

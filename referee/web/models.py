@@ -29,6 +29,7 @@ class GameInfo(_Body):
     player_counts: list[int]
     default_players: list[str]
     settings: list[SettingInfo]
+    declares: list[str]  # the manual inputs the game understands (the dashboard's buttons)
 
 
 class ClipInfo(_Body):

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from referee.adjudication.session import InputLineError
+from referee.rules.registry import GAMES, rules_for
 from tests.helpers import adjudicate, card
 
 STRANGER = "Zed"
@@ -40,3 +41,15 @@ def test_a_shove_side_may_be_named_by_its_colour() -> None:
     roll = {"type": "declare", "what": "die_roll", "value": 2, "player": "Blue"}
     rulings = adjudicate("shove", [roll], ["Ann", "Ben"])
     assert (rulings[0]["kind"], rulings[0]["value"], rulings[0]["player"]) == ("declared", 2, "Ann")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_game_answers_exactly_the_declarations_it_lists(game: str) -> None:
+    # The dashboard shows a button for each of the game's ``declares``.
+    rules = rules_for(game)
+    players = list(rules.default_players)
+    for what in ("oink", "chicken_out", "end_turn", "die_roll", "new_round"):
+        observation = {"type": "declare", "what": what, "player": players[0], "value": 2}
+        rulings = adjudicate(game, [observation], players)
+        meaningless = [r for r in rulings if r.get("rule") == "not_in_this_game"]
+        assert bool(meaningless) is (what not in rules.declares), (what, rulings)

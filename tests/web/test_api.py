@@ -33,6 +33,7 @@ def test_games_list_every_setting_with_its_default(client: TestClient) -> None:
     piecepack = next(g for g in games if g["name"] == "shove-piecepack")
     variant = next(s for s in piecepack["settings"] if s["name"] == "variant")
     assert variant["choices"] == ["standard", "progressive"]
+    assert {g["name"]: g["declares"] for g in games}["shove"] == ["die_roll", "end_turn"]
 
 
 def test_sources_list_the_sample_clips(client: TestClient) -> None:

@@ -61,6 +61,10 @@ def test_game_correction_and_dispute_in_chromium(server: str, tmp_path: Path) ->
         page.click("#start")
         feed = page.locator("#feed")
         feed.get_by_text("Ann opens with the two of diamonds.").wait_for(timeout=30_000)
+        # Only the inputs this game understands are offered.
+        assert page.locator("[data-declare=oink]").is_visible()
+        assert not page.locator("[data-declare=chicken_out]").is_visible()
+        assert not page.locator("#m-value").is_visible()  # no die in Shove Piggy Shove
         feed.get_by_text("shoves the three of hearts").wait_for(timeout=30_000)
         page.wait_for_function("document.getElementById('cam').naturalWidth > 0")
         page.wait_for_timeout(400)

@@ -179,6 +179,9 @@ function handle(msg) {
   }
 }
 function applySnapshot(s) {
+  // A snapshot older than the messages already shown (the start button's answer can come
+  // after the socket's first messages) would take back rulings and the recording's name.
+  if (live.session && s.seq < live.seq) return;
   live.seq = Math.max(live.seq, s.seq); live.session = s.session; live.rulings = s.rulings;
   live.objects = s.objects; live.t = s.t; live.finished = s.finished;
   renderSession(); rebuildFeed(); renderAll();
@@ -190,6 +193,10 @@ function renderSession() {
   $("live-rec").textContent = s.recording ? `● recording ${s.recording}` : "";
   const sel = $("m-player"); sel.innerHTML = "";
   s.players.forEach((p) => sel.append(el("option", { value: p }, p)));
+  // only the buttons of what this game understands (an oink means nothing in Shove)
+  const game = GAMES.find((g) => g.name === s.game), known = game ? game.declares : null;
+  document.querySelectorAll("[data-declare]").forEach((b) => b.classList.toggle("hidden", !!known && !known.includes(b.dataset.declare)));
+  $("m-value").classList.toggle("hidden", !!known && !known.includes("die_roll"));
 }
 function renderAll() { renderMap(); renderHits(); renderBoard(); }
 function feedItem(r, fresh) {
