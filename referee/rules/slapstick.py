@@ -76,7 +76,7 @@ class SlapstickRules(Rules[SlapstickState, SlapstickSettings]):
     settings_type = SlapstickSettings
     player_counts = (2, 3)
     default_players = ("P1", "P2", "P3")
-    declares = ("chicken_out", "end_turn", "new_round")
+    declares = ("chicken_out", "end_turn", "new_round", "ten_card_string")
 
     def _new(self, players: tuple[str, ...], settings: SlapstickSettings) -> SlapstickState:
         state = SlapstickState(players, settings, scores={p: 0 for p in players})
