@@ -98,14 +98,17 @@ def strips(boxes: list[list[float]]) -> list[bool]:
 
 
 def covered_matches(boxes: list[list[float]], detected: list[list[float]],
-                    matches: list[tuple[int | None, float]]) -> list[bool]:
+                    matches: list[tuple[int | None, float]],
+                    is_strip: list[bool] | None = None) -> list[bool]:
     """For the strip labels ``match`` left unfound: whether the strip lies at least 80%
-    inside the box of a detection no label took."""
+    inside the box of a detection no label took (``is_strip``: ``strips(boxes)``, when the
+    caller has it already)."""
     used = {best for best, _ in matches if best is not None}
     out = []
-    for box, is_strip, (best, _) in zip(boxes, strips(boxes), matches, strict=True):
+    strip_flags = strips(boxes) if is_strip is None else is_strip
+    for box, is_strip_box, (best, _) in zip(boxes, strip_flags, matches, strict=True):
         hit = False
-        if is_strip and best is None:
+        if is_strip_box and best is None:
             free = [(_inside(box, d), i) for i, d in enumerate(detected) if i not in used]
             share, i = max(free, default=(0.0, -1))
             if share >= 0.8:
@@ -136,9 +139,10 @@ def main() -> None:
         cards = detect(image, identifier, detector, shapes_too).cards
         seconds += time.perf_counter() - started
         detected = [box_of(np.array(c.corners)) for c in cards]
-        matches = match([box for _, box in boxes], detected)
-        is_strip = strips([box for _, box in boxes])
-        covered = covered_matches([box for _, box in boxes], detected, matches)
+        label_boxes = [box for _, box in boxes]
+        matches = match(label_boxes, detected)
+        is_strip = strips(label_boxes)
+        covered = covered_matches(label_boxes, detected, matches, is_strip)
         strip_total += sum(is_strip)
         strip_found += sum(s and b is not None for s, (b, _) in zip(is_strip, matches, strict=True))
         covered_found += sum(covered)

@@ -23,6 +23,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from referee.cards import RANKS, SUITS
 from referee.detection.crops import INDEX_CROP_PX, LEGACY_INDEX_MM, card_crops
 from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
 
@@ -40,14 +41,12 @@ MIN_CONFIDENCE: Final = 0.6
 #: least this sure (it counts pips, whatever the typeface; courts and aces, one picture
 #: or pip on any card, stay with the corners). Chosen on validation decks, models/README.md.
 FACE_SURE: Final = 0.9
-FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in "SHDC"), "back",
+FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in SUITS), "back",
                                  "JK"})
 #: When corners and face read the same rank, the suit maximises the corners' mean probability
 #: times the face's to this power (the face, 64 x 64 for the whole card, is the weaker
 #: witness of a suit; 1.0 lost a court of a validation design). Chosen on validation decks.
 FACE_SUIT_WEIGHT: Final = 0.5
-SUITS: Final = "SHDC"
-RANKS: Final = "23456789TJQKA"
 
 
 def _suited(code: str) -> bool:

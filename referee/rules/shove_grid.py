@@ -210,7 +210,7 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
 
     def _check_player(self, state: ShoveState, given: str | None) -> None:
         # A side may also be named by its colour, in any case ("Red", "blue").
-        if given is None or given.lower() in {"red", "blue", *(p.lower() for p in state.players)}:
+        if given is None or _named(state, given) is not None:
             return
         raise ObservationInputError(
             f"unknown player {given!r} (players: {', '.join(state.players)}, or red / blue)")
@@ -289,16 +289,13 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
 
     def _on_end_turn(self, state: ShoveState, declared: Declare,
                      used_up: Colour | None) -> list[Ruling]:
-        if used_up is not None and (declared.player is None or declared.player.lower() in (
-                used_up, state.colours[used_up].lower())):
+        who = _named(state, declared.player)
+        if used_up is not None and who in (None, state.colours[used_up]):
             return []  # that phase ended with its last action: nothing is left to end
         phase = state.phase
         if phase is None:
             return [_illegal(declared.t, "no_die_roll", "There is no phase to end: roll the die.")]
-        if declared.player is not None and declared.player.lower() not in (
-            phase.colour,
-            state.colours[phase.colour].lower(),
-        ):
+        if who is not None and who != state.colours[phase.colour]:
             message = f"It is {_who(state, phase.colour)}'s phase, not {declared.player}'s."
             return [_illegal(declared.t, "out_of_turn", message, declared.player)]
         problem = _end_problem(state, phase, declared.t)
@@ -597,12 +594,13 @@ def _illegal(t: float, rule: str, message: str, player: str | None = None) -> Il
 
 
 def _named(state: ShoveState, given: str | None) -> str | None:
-    """The player a declaration names, by name or by colour ("Blue" -> blue's player)."""
+    """The player an observation names, by name or by colour in any case ("Blue" -> blue's
+    player); None when it names nobody, or nobody of this game."""
     if given is None:
         return None
     by_colour: dict[str, str] = {str(c): name for c, name in state.colours.items()}
     by_name = {p.lower(): p for p in state.players}
-    return by_colour.get(given.lower()) or by_name.get(given.lower(), given)
+    return by_colour.get(given.lower()) or by_name.get(given.lower())
 
 
 def _who(state: ShoveState, colour: Colour) -> str:
