@@ -212,8 +212,10 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
         # A side may also be named by its colour, in any case ("Red", "blue").
         if given is None or _named(state, given) is not None:
             return
+        colours = "" if {p.lower() for p in state.players} == {"red", "blue"} else \
+            ", or red / blue"
         raise ObservationInputError(
-            f"unknown player {given!r} (players: {', '.join(state.players)}, or red / blue)")
+            f"unknown player {given!r} (players: {', '.join(state.players)}{colours})")
 
     def _apply(self, state: ShoveState, observation: Observation) -> list[Ruling]:
         if state.game_over:
