@@ -101,6 +101,8 @@ def test_an_opening_card_without_a_card_sized_outline_is_an_error_on_its_own_lin
     ("args", "needle"),
     [
         (["--set", "open_gap_mm=wide"], "open_gap_mm"),
+        (["--set", "open_gap_mm=inf"], "finite"),
+        (["--set", "touch_tolerance_mm2=1e999"], "finite"),
         (["--set", "colour=red"], "unknown setting 'colour'"),
         (["--set", "novalue"], "name=value"),
         (["--players", "Ann,Ben,Cat"], "played by 2 players"),
@@ -115,6 +117,21 @@ def test_bad_options_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 2 and err.count("\n") == 1 and needle in err, err
     # The fault is on the command line, not on a line of the file.
     assert "line 1" not in err and ("command line" in err or "--" in err), err
+
+
+@pytest.mark.parametrize(("setting", "needle"), [("open_gap_mm", "not true/false"),
+                                               ("touch_tolerance_mm2", "not true/false")])
+def test_a_setup_line_gives_numbers_as_numbers(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str],
+                                               setting: str, needle: str) -> None:
+    setup = {"type": "setup", "game": "shove-piggy-shove", "players": ["Ann", "Ben"],
+             "settings": {setting: True}}
+    path = write(tmp_path, [json.dumps(setup), *(json.dumps(o) for o in GOOD[1:])])
+    code, out, err = run(["adjudicate", path], capsys)
+    assert code == 2 and out == "" and "line 1" in err and needle in err, err
+    setup["settings"] = {"open_distance_wraps": False}  # a true/false setting takes one
+    path = write(tmp_path, [json.dumps(setup), *(json.dumps(o) for o in GOOD[1:])])
+    assert run(["adjudicate", path], capsys)[0] == 0
 
 
 def test_game_must_be_known(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

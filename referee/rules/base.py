@@ -11,7 +11,7 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -26,7 +26,8 @@ class SettingsError(ValueError):
 class Settings(BaseModel):
     """A game's settings: every **setting** of rules.md, with its default."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # No infinite sizes or distances: a setting is a measure on a real table.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     @classmethod
     def from_strings(cls, values: Mapping[str, Any]) -> Settings:
@@ -35,6 +36,11 @@ class Settings(BaseModel):
         if unknown:
             known = ", ".join(cls.model_fields) or "none"
             raise SettingsError(f"unknown setting {unknown[0]!r} (this game has: {known})")
+        for name, value in values.items():
+            # JSON true/false (a setup line) would pass as 1/0 for a number.
+            if isinstance(value, bool) and not _takes_bool(cls.model_fields[name].annotation):
+                raise SettingsError(f"bad value {str(value).lower()} for setting {name!r}: "
+                                    "it takes a number or a name, not true/false")
         try:
             return cls.model_validate(dict(values))
         except ValidationError as error:
@@ -44,6 +50,10 @@ class Settings(BaseModel):
                 f"bad value {first.get('input')!r} for setting {name!r}: "
                 + first["msg"].removeprefix("Value error, ")
             ) from None
+
+
+def _takes_bool(annotation: Any) -> bool:
+    return annotation is bool or any(_takes_bool(a) for a in get_args(annotation))
 
 
 SettingsT = TypeVar("SettingsT", bound=Settings)

@@ -38,9 +38,26 @@ class PushOutThePigSettings(Settings):
     #: The card whose holder leads round 1, or "none": the first listed player leads.
     first_lead: str = "2S"
     joker_any_time: bool = True
-    #: "flag": a revoke is announced only; a number: points added to the revoker's round.
+    #: "flag": a revoke is announced only; a number: that many points taken off the
+    #: revoker's round (50 and -50 alike: a penalty never rewards).
     revoke_penalty: Literal["flag"] | int = "flag"
     game_end: int = Field(1000, gt=0)
+
+    @field_validator("revoke_penalty", mode="before")
+    @classmethod
+    def _flag_or_points(cls, value: object) -> object:
+        if isinstance(value, str):
+            if value.strip().lower() == "flag":
+                return "flag"
+            try:
+                value = float(value)
+            except ValueError:
+                raise ValueError("it is flag or a whole number of points") from None
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError("it is flag or a whole number of points")
+            return int(value)
+        return value
 
     @field_validator("first_lead")
     @classmethod
@@ -182,7 +199,7 @@ def _follow_suit(state: PushOutThePigState, t: float, player: str, card: Card) -
         return []
     earlier = voids.pop(card.suit)
     if isinstance(state.settings.revoke_penalty, int):
-        state.penalties[player] += state.settings.revoke_penalty
+        state.penalties[player] -= abs(state.settings.revoke_penalty)
     suit_name = card.name.split(" of ")[1]
     return [Revoke(t=t, player=player, suit=card.suit, tricks=[earlier, state.trick_number],
                    message=f"Revoke: {player} did not follow {suit_name} in trick {earlier} "

@@ -386,23 +386,40 @@ def _overdue_left(state: ShoveState, phase: OpenPhase) -> list[str]:
     when any explanation of the board moved them or used every action."""
     left: list[str] = []
     for reached in phase.frontier:
-        waiting = phase.rules.overdue - reached.node.moved
-        if reached.cost >= state.roll or not waiting:
+        left = _unmoved_overdue(state, phase, reached)
+        if not left:
             return []
-        movable = sorted({ply.action.label for ply, _ in successors(phase.rules, reached.node)
-                          if isinstance(ply.action, Move) and ply.action.label in waiting})
-        if not movable:
-            return []
-        position = reached.node.position
-        left = [square_text(_square(position, phase.colour, label)) for label in movable]
     return left
+
+
+def _unmoved_overdue(state: ShoveState, phase: OpenPhase, reached: Reached) -> list[str]:
+    """The overdue pieces one explanation of the board leaves unmoved with actions left
+    that could move them."""
+    waiting = phase.rules.overdue - reached.node.moved
+    if reached.cost >= state.roll or not waiting:
+        return []
+    movable = sorted({ply.action.label for ply, _ in successors(phase.rules, reached.node)
+                      if isinstance(ply.action, Move) and ply.action.label in waiting})
+    position = reached.node.position
+    return [square_text(_square(position, phase.colour, label)) for label in movable]
+
+
+def _announced(state: ShoveState, phase: OpenPhase) -> Reached:
+    """The explanation a phase that ends is ruled and recorded by: of those that leave no
+    overdue piece unmoved with actions to spare, the one moving the most overdue pieces,
+    then the cheapest. (The cheapest alone could be "no actions" for an overdue piece
+    moved out and back, which would leave it overdue.)"""
+    fair = [r for r in phase.frontier if not _unmoved_overdue(state, phase, r)]
+    if not fair:
+        return cheapest_of(phase.frontier)
+    return min(fair, key=lambda reached: (-len(reached.node.moved), reached.cost))
 
 
 def _end_phase(state: ShoveState, t: float, announce: bool = True) -> list[Ruling]:
     """Rule the open phase legal, record it, and open the next phase or await the die."""
     phase = state.phase
     assert phase is not None
-    best = cheapest_of(phase.frontier)
+    best = _announced(state, phase)
     state.position = best.node.position
     _record_moves(state, phase.colour, best.plies)
     rulings: list[Ruling] = [_legal(state, phase, best, t)]
@@ -528,9 +545,10 @@ def _legal(state: ShoveState, phase: OpenPhase, best: Reached, t: float) -> Lega
 def _describe(plies: tuple[Ply, ...]) -> list[str]:
     """Phrases for the actions, a piece's consecutive steps joined into one path."""
     phrases: list[str] = []
+    previous = ""
     for verb, what in _phrases(plies):
-        repeated = bool(phrases) and phrases[-1].startswith(verb)
-        phrases.append(what if repeated else f"{verb} {what}")
+        phrases.append(what if verb == previous else f"{verb} {what}")
+        previous = verb
     return phrases
 
 

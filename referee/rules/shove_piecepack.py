@@ -60,6 +60,10 @@ class ShovePiecepackState(State[ShovePiecepackSettings]):
     coins_this_turn: int = 0
     filled: dict[str, list[int]] = field(default_factory=dict)  # player -> scores per bed
     turn_ends_at: float | None = None  # the last played coin stopped: score once all rest
+    last_coin: str | None = None  # the coin whose stop ends the turn
+    #: Coins of the turn removed the moment it ended: knocked off the board by the last
+    #: coin, unless the last coin is among them (then the coins are being cleared away).
+    gone_at_end: set[str] = field(default_factory=set)
 
 
 class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
@@ -83,13 +87,17 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
             return []
         rulings: list[Ruling] = []
         if state.turn_ends_at is not None and not _settles_same_turn(state, observation):
+            ending = state.to_play
             rulings += _score_turn(state, state.turn_ends_at)
-            if state.game_over:
+            if state.game_over or _confirms_end(state, observation, ending):
                 return rulings
         if isinstance(observation, CoinStopped):
             return rulings + _coin_stopped(state, observation)
         if isinstance(observation, CoinRemoved):
-            state.coins.pop(observation.id, None)
+            if state.turn_ends_at is not None:  # removed the moment the turn ended
+                state.gone_at_end.add(observation.id)
+            else:
+                state.coins.pop(observation.id, None)
             return rulings
         if isinstance(observation, Declare) and observation.what == "end_turn":
             return rulings + _declared_end(state, observation)
@@ -120,6 +128,13 @@ def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> 
     return observation.t == state.turn_ends_at
 
 
+def _confirms_end(state: ShovePiecepackState, observation: Observation, ending: str) -> bool:
+    """An ``end_turn`` for the turn the last coin ended already (by its player, or naming
+    no one) says nothing more."""
+    return isinstance(observation, Declare) and observation.what == "end_turn" \
+        and acting_player(state.players, observation.player, ending) == ending
+
+
 def coin_radius(obs: CoinStopped, settings: ShovePiecepackSettings) -> float:
     """A coin's radius (mm): as measured, or for a line typed in by hand without one, half
     the ``coin_mm`` setting."""
@@ -144,6 +159,7 @@ def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
     coin.played = state.played
     if state.played >= state.coins_this_turn:
         state.turn_ends_at = obs.t
+        state.last_coin = obs.id
     return [Legal(t=obs.t, player=state.to_play, coin=obs.id,
                   message=f"{state.to_play}'s coin passed line 1: {state.played} of "
                           f"{state.coins_this_turn} played.")]
@@ -175,6 +191,10 @@ def _score_turn(state: ShovePiecepackState, t: float) -> list[Ruling]:
     settings = state.settings
     player = state.to_play
     state.turn_ends_at = None
+    if state.last_coin not in state.gone_at_end:  # knocked off, not cleared away
+        for cid in state.gone_at_end:
+            state.coins.pop(cid, None)
+    state.gone_at_end.clear()
     rulings: list[Ruling] = []
     judged = sorted(
         ((coin.played, cid, coin) for cid, coin in state.coins.items()

@@ -215,7 +215,8 @@ def _legal_opening(
     if state.phase == "open_first":
         state.phase = "open_second"
         state.to_play = state.loser_seat
-        message = f"{state.to_play} places a card at least 3 ranks away, not touching it."
+        message = (f"{state.to_play} places a card at least "
+                   f"{state.settings.open_min_distance} ranks away, not touching it.")
     else:
         state.phase = "play"
         message = f"{state.to_play} shoves first."

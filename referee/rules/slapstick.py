@@ -140,6 +140,10 @@ def _play(state: SlapstickState, obs: CardPlaced) -> list[Ruling]:
     if card is None:
         return [Unreadable(t=obs.t, player=player, card=obs.card,
                            message="The card could not be read; no ruling until it is.")]
+    if card.is_joker and state.joker_count == 0:
+        return [Impossible(t=obs.t, player=player, rule="not_in_deck", card=str(card),
+                           message="This game is played without jokers: a misread, "
+                                   "or a joker to take out of the deck.")]
     in_row = [c for _, c in state.row]
     if (card in in_row and not card.is_joker) or (
         card.is_joker and in_row.count(card) >= state.joker_count
@@ -148,10 +152,7 @@ def _play(state: SlapstickState, obs: CardPlaced) -> list[Ruling]:
                            message=f"The {card.name} is already in the row: a misread.")]
     if state.string_player is not None and player == state.string_player:
         state.to_play = player  # a ten-card string may be played on by its owner
-    if state.mode == "chicken" and player != state.to_play and len(state.row) >= 1 \
-            and player == _next_with_cards(state, state.to_play):
-        state.mode = "play"  # the chicken's run ended when the next player played
-        state.to_play = player
+    _chicken_run_over(state, player)
     if player != state.to_play:
         return [Illegal(t=obs.t, player=player, rule="out_of_turn", card=str(card),
                         hand_counts=_counts(state),
@@ -261,8 +262,17 @@ def _take(state: SlapstickState, t: float, taker: str, reason: str) -> list[Ruli
                            message=f"{taker} starts a new row with two cards.")]
 
 
+def _chicken_run_over(state: SlapstickState, player: str) -> None:
+    """A chicken's run ends when the next player acts (plays a card or chickens out)."""
+    if state.mode == "chicken" and player != state.to_play and len(state.row) >= 1 \
+            and player == _next_with_cards(state, state.to_play):
+        state.mode = "play"
+        state.to_play = player
+
+
 def _chicken_out(state: SlapstickState, obs: Declare) -> list[Ruling]:
     player = acting_player(state.players, obs.player, state.to_play)
+    _chicken_run_over(state, player)
     if player != state.to_play or (state.mode == "opening" and state.row):
         return [Illegal(t=obs.t, player=player, rule="out_of_turn", hand_counts=_counts(state),
                         message=f"Only {state.to_play} may chicken out now.")]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import pytest
 
 from referee.cards import JOKER, STANDARD_DECK, Card
+from referee.observations import Setup, parse_line
+from referee.rules.base import SettingsError
 from referee.rules.push_out_the_pig import round_points
+from referee.rules.registry import rules_for
 from tests.helpers import adjudicate, last, of_kind, played
 
 GAME = "push-out-the-pig"
@@ -271,6 +275,27 @@ def test_revoke_penalty_setting_adds_points() -> None:
     ]
     rulings = rule(observations, revoke_penalty=-50)
     assert last(rulings, "revoke")["player"] == "Cat"
+
+
+@pytest.mark.parametrize("penalty", ["50", "-50", "50.0"])
+def test_a_revoke_penalty_is_taken_off_whatever_its_sign(penalty: str) -> None:
+    rules = rules_for(GAME)
+    state = rules.new_game(FOUR, rules.settings({"revoke_penalty": penalty}))
+    observations = [
+        *trick(("Ann", "2S"), ("Ben", "3S"), ("Cat", "4H"), ("Dan", "5S")),
+        *trick(("Dan", "6D"), ("Ann", "7D"), ("Ben", "8D"), ("Cat", "9S")),
+    ]
+    for t, observation in enumerate(observations, start=1):
+        parsed = parse_line(json.dumps({"t": t, **observation}))
+        assert not isinstance(parsed, Setup)
+        state = rules.apply(state, parsed).state
+    assert state.penalties["Cat"] == -50
+
+
+@pytest.mark.parametrize("value", ["1.5", "abc", "true"])
+def test_a_revoke_penalty_is_flag_or_whole_points(value: str) -> None:
+    with pytest.raises(SettingsError, match="flag or a whole number of points"):
+        rules_for(GAME).settings({"revoke_penalty": value})
 
 
 def test_first_lead_none_makes_the_first_listed_player_lead() -> None:

@@ -231,6 +231,14 @@ B...B.B
 MOVED_TWO_MORE = MOVED_TWO.replace("B...B.B\n..B....", "B.....B\n..B.B..")
 
 
+def test_three_moves_are_listed_after_one_verb() -> None:
+    game = Game()
+    game.roll(3)
+    rulings = game.see(MOVED_TWO.replace("B...B.B\n..B....", "B......\n..B.B.B"))
+    assert only(rulings, "legal")["message"] == (
+        "Blue moved (8,2)->(7,2), (8,4)->(7,4) and (8,6)->(7,6): legal, 3 of 3 actions.")
+
+
 def test_blue_moves_then_ends_the_phase() -> None:
     game = Game()
     game.roll(3)
@@ -464,6 +472,19 @@ def test_an_overdue_piece_left_unmoved_with_actions_to_spare_is_illegal(
     assert illegal["message"] == "Blue must move the overdue piece at (4,0) (2 actions left)."
     assert game.see(".B.\n..B\n...\n.R.\n.V.") == []  # moved: the phase may end
     assert kinds(game.end()) == ["legal", "turn"]
+
+
+def test_an_overdue_piece_moved_out_and_back_counts_as_moved(tmp_path: Path) -> None:
+    game = Game(board=layout_file(tmp_path, OVERDUE), blue_every=1, red_every=9)
+    game.roll(1)
+    game.see("B..\n..B\n...\n.R.\n.V.")
+    game.end()
+    game.roll(2)
+    assert game.see("B..\n..B\n...\n.R.\n.V.") == []  # (4,0) out and back: same board
+    legal = only(game.end(), "legal")
+    assert legal["message"].endswith("legal, 2 of 2 actions.")
+    assert len(legal["actions"]) == 2  # not "no actions", which leaves (4,0) overdue
+    assert game.state.last_moved["blue"][0] == 2
 
 
 def test_an_overdue_piece_that_cannot_move_does_not_hold_the_phase(tmp_path: Path) -> None:

@@ -223,6 +223,30 @@ def test_progressive_variant_replays_scoring_coins() -> None:
     assert last(rulings, "turn")["player"] == "Ben"
 
 
+def test_a_coin_knocked_off_the_board_by_the_fifth_does_not_score() -> None:
+    observations = [*turn(2, *MISSES[:3]), {**coin("c9", 60.0), "t": 6.0},
+                    {"type": "coin_removed", "id": "c0", "t": 6.0}]  # gone with the fifth
+    rulings = rule(observations)
+    assert not of_kind(rulings, "bed_scored")
+    assert last(rulings, "turn")["player"] == "Ben"
+
+
+def test_coins_cleared_the_moment_the_fifth_stops_still_score() -> None:
+    coins = turn(2, *MISSES[:4])
+    cleared = [{"type": "coin_removed", "id": c["id"], "t": 5.0} for c in coins]
+    rulings = rule([*coins, *cleared])  # the fifth coin itself goes: a clearing
+    assert [(r["bed"], r["coin"]) for r in of_kind(rulings, "bed_scored")] == [(2, "c0")]
+
+
+@pytest.mark.parametrize("player", ["Ann", None])
+def test_end_turn_after_the_fifth_coin_says_nothing_more(player: str | None) -> None:
+    rulings = rule([*turn(2, *MISSES[:4]), declare("end_turn", player),
+                    coin("d0", bed_centre(3))])
+    assert not of_kind(rulings, "illegal") and not of_kind(rulings, "declared")
+    assert [r["player"] for r in of_kind(rulings, "turn")] == ["Ben"]
+    assert last(rulings, "legal")["player"] == "Ben"  # Ben's turn goes on: 1 of 5
+
+
 def test_turn_can_be_ended_early_by_declaration() -> None:
     rulings = rule([*turn(2, 3), declare("end_turn", "Ann")])
     assert [r["bed"] for r in of_kind(rulings, "bed_scored")] == [2, 3]

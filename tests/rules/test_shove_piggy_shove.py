@@ -51,6 +51,11 @@ def test_opening_ranks_at_least_three_apart_wrapping(first: str, second: str,
         assert last(rulings, "illegal")["rule"] == "opening_rank_distance"
 
 
+def test_the_second_opener_is_told_the_rank_distance_set() -> None:
+    rulings = rule(OPENING[:1], open_min_distance=5)
+    assert "at least 5 ranks away" in last(rulings, "turn")["message"]
+
+
 def test_without_wrapping_king_and_two_are_eleven_apart() -> None:
     rulings = rule([card("KS", 0, 0), card("2H", 200, 0)], open_distance_wraps=False)
     assert not of_kind(rulings, "illegal")

@@ -29,6 +29,11 @@ def rule(observations: list[dict[str, Any]], players: list[str] | None = None,
     return adjudicate(GAME, observations, players or THREE, options)
 
 
+def test_a_joker_in_a_game_without_jokers_is_not_in_the_deck() -> None:
+    rulings = rule(plays("Ann:JK"), jokers=0)
+    assert last(rulings, "impossible")["rule"] == "not_in_deck"
+
+
 def test_the_starter_holds_an_extra_card_and_plays_two() -> None:
     rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD"))
     assert last(rulings, "legal")["hand_counts"] == {"Ann": 17, "Ben": 17, "Cat": 18}
@@ -109,6 +114,17 @@ def test_chicken_run_ends_when_the_next_player_plays() -> None:
                     *plays("Cat:2C", "Cat:7D", "Cat:8H", "Ann:QS")]
     rulings = rule(observations)
     assert not of_kind(rulings, "illegal")
+    assert last(rulings, "legal")["player"] == "Ann"
+
+
+def test_the_next_player_may_chicken_out_of_a_chicken_run() -> None:
+    observations = [*plays("Ann:5S", "Ann:9H", "Ben:KD"), declare("chicken_out", "Cat"),
+                    *plays("Cat:2C", "Cat:7D"), declare("chicken_out", "Ann"),
+                    *plays("Ann:8H")]
+    rulings = rule(observations)
+    assert not of_kind(rulings, "illegal")
+    take = last(rulings, "take_row")
+    assert (take["taker"], take["reason"], take["row"]) == ("Ann", "chicken_out", ["2C", "7D"])
     assert last(rulings, "legal")["player"] == "Ann"
 
 
