@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -173,7 +174,8 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
         if gap < state.settings.open_gap_mm:
             return [illegal("opening_too_close",
                             f"The second card must lie at least {state.settings.open_gap_mm:g} mm "
-                            f"from the first; it is {gap:.0f} mm away.", gap_evidence)]
+                            f"from the first; it is {math.floor(gap * 10) / 10:g} mm away.",
+                            gap_evidence)]  # 9.96 mm is "9.9", never the 10 it misses
         distance = rank_distance(card.rank, first.rank, wraps=state.settings.open_distance_wraps)
         if distance < state.settings.open_min_distance:
             return [illegal("opening_rank_distance",

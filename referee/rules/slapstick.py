@@ -170,11 +170,14 @@ def _play(state: SlapstickState, obs: CardPlaced) -> list[Ruling]:
 
 
 def _draw(state: SlapstickState, hand: Hand, card: Card) -> None:
-    """Take the top card of a hand: unseen dealt cards first, then taken rows in order."""
+    """Take the top card of a hand: unseen dealt cards first, then the cards of taken rows
+    (the card played itself: nobody says in which order a row goes under a hand)."""
     if hand.unseen > 0:
         hand.unseen -= 1
         if card.is_joker:
             state.unrevealed_jokers = max(0, state.unrevealed_jokers - 1)
+    elif card in hand.known:
+        hand.known.remove(card)
     elif hand.known:
         hand.known.popleft()
 

@@ -33,6 +33,11 @@ def test_opening_cards_must_not_lie_closer_than_the_gap() -> None:
     assert rule([card("5S", 0, 0), card("9H", 63 + 10, 0)])[-2]["kind"] == "legal"
 
 
+def test_a_gap_just_short_is_not_called_the_gap_it_misses() -> None:
+    illegal = last(rule([card("5S", 0, 0), card("9H", 63 + 9.96, 0)]), "illegal")
+    assert "it is 9.9 mm away" in illegal["message"]
+
+
 def test_opening_gap_is_a_setting() -> None:
     rulings = rule([card("5S", 0, 0), card("9H", 63 + 5, 0)], open_gap_mm=4)
     assert not of_kind(rulings, "illegal")

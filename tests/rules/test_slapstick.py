@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from referee.adjudication import Session
 from referee.cards import JOKER, STANDARD_DECK, Card
 from referee.observations import CardPlaced, Declare
+from referee.rules.slapstick import Hand
 from tests.helpers import adjudicate, declare, last, of_kind, played
 
 GAME = "slapstick"
@@ -32,6 +33,15 @@ def rule(observations: list[dict[str, Any]], players: list[str] | None = None,
 def test_a_joker_in_a_game_without_jokers_is_not_in_the_deck() -> None:
     rulings = rule(plays("Ann:JK"), jokers=0)
     assert last(rulings, "impossible")["rule"] == "not_in_deck"
+
+
+def test_a_card_played_from_a_taken_row_leaves_the_others_in_hand() -> None:
+    # Nobody says in which order a taken row goes under a hand: the joker played from it
+    # is the joker, not whichever card of the row was taken first.
+    session = Session.start(GAME, ["Ann", "Ben"], {})
+    session.state.hands["Ann"] = Hand(0, deque(Card.parse(c) for c in ("2S", "3S", "JK")))
+    session.feed(CardPlaced(t=1, type="card_placed", card="JK", player="Ann"))
+    assert [str(c) for c in session.state.hands["Ann"].known] == ["2S", "3S"]
 
 
 def test_the_starter_holds_an_extra_card_and_plays_two() -> None:
