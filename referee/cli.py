@@ -167,6 +167,7 @@ def serve(host: str, port: int, recordings_dir: str, calibrations_dir: str,
     """Start the dashboard (live table, announcements, recording, dispute replay)."""
     import ipaddress
     import secrets
+    import socket
     from pathlib import Path
 
     import uvicorn
@@ -186,6 +187,14 @@ def serve(host: str, port: int, recordings_dir: str, calibrations_dir: str,
     config = ServerConfig(recordings=Path(recordings_dir), calibrations=Path(calibrations_dir),
                           samples=samples, token=token,
                           max_upload_bytes=max_upload_mb * 1_000_000)
+    if port:  # a port in use is one line here, not uvicorn's log after "open http://..."
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, port))
+            except OSError as error:
+                fail(f"cannot listen on {host}:{port}: {error.strerror}")
     try:
         app = create_app(config)
     except OSError as error:
@@ -342,11 +351,17 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     )
     from referee.detection.detect import detect as run_detect
 
+    if annotate_file and not cv2.haveImageWriter(annotate_file):
+        fail(f"cannot write {annotate_file}: name it .png or .jpg")
     try:
         picture = read_image(Path(image))
         calibration = load_calibration(Path(calibration_file)) if calibration_file else None
     except (DetectError, CalibrationError) as error:
         fail(str(error))
+    size = (picture.shape[1], picture.shape[0])
+    if calibration is not None and tuple(calibration.image_size) != size:
+        width, height = calibration.image_size
+        fail(f"the calibration is for {width}x{height} images, {image} is {size[0]}x{size[1]}")
     identifier, warning = load_identifier()
     if warning:
         click.echo(f"referee: warning: {warning}; cards are reported as ??", err=True)
@@ -360,8 +375,13 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
         plane = calibration.plane
         for card, data in zip(found.cards, result["cards"], strict=True):
             data["corners_mm"] = plane.to_table(np.asarray(card.corners)).round(1).tolist()
-    if annotate_file and not cv2.imwrite(annotate_file, annotate(picture, found)):
-        fail(f"cannot write {annotate_file}")
+    if annotate_file:
+        try:
+            written = cv2.imwrite(annotate_file, annotate(picture, found))
+        except cv2.error:
+            written = False
+        if not written:
+            fail(f"cannot write {annotate_file}")
     if as_json:
         click.echo(json.dumps(result))
     else:

@@ -87,3 +87,46 @@ def test_calibrating_from_a_fake_video_is_one_line_too(tmp_path: Path) -> None:
     video.write_bytes(b"\x00not a video\xff" * 500)  # FFmpeg has its own say about this
     done = _referee("calibrate", str(video), "--out", str(tmp_path / "cal.json"))
     _one_line_exit_2(done, "not an image or a video")
+
+
+def test_reading_carries_on_past_a_long_run_of_unreadable_frames(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from referee.pipeline.replay import probe_video, read_frames
+
+    video = tmp_path / "damaged.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 15.0, (64, 48))
+    for k in range(80):
+        writer.write(np.full((48, 64, 3), 3 * k, np.uint8))
+    writer.release()
+    data = bytearray(video.read_bytes())
+    chunks = [i for i in range(len(data)) if data[i:i + 4] == b"00dc"]
+    assert len(chunks) >= 80
+    for start in chunks[10:50]:  # 40 frames in a row lose their JPEG data
+        size = int.from_bytes(data[start + 4:start + 8], "little")
+        data[start + 8:start + 8 + size] = bytes(size)
+    video.write_bytes(bytes(data))
+    info = probe_video(video)
+    frames = list(read_frames(video, info))
+    bad = [index for index, _, frame in frames if frame is None]
+    assert len(bad) == 40 and bad == list(range(bad[0], bad[0] + 40))  # one run of 40
+    assert [index for index, _, frame in frames if frame is not None][-1] == 79
+    assert frames[60][1] == pytest.approx(60 / 15.0)  # times stay true after the gap
+
+
+def test_a_declaration_after_the_source_ended_is_ruled_at_once() -> None:
+    # A camera that disconnects ends the frames, not the game: inputs still get rulings.
+    from referee.calibration.model import load_calibration
+    from referee.observations import Declare
+    from referee.pipeline.events import ObservationEvent, RulingEvent
+    from referee.pipeline.runner import RefereePipeline
+    from referee.tracking.identity import UnreadableReader
+
+    clip = ROOT / "sample_footage" / "shove-piggy-shove"
+    pipeline = RefereePipeline("shove-piggy-shove", load_calibration(clip / "calibration.json"),
+                               players=["Ann", "Ben"], reader=UnreadableReader())
+    pipeline.finish(1.0)
+    events = pipeline.manual(Declare(t=2.0, type="declare", what="oink", player="Ann"))
+    assert [type(e) for e in events][:1] == [ObservationEvent]
+    assert any(isinstance(e, RulingEvent) for e in events)

@@ -16,7 +16,7 @@ from typing import Final, Literal
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from referee.calibration.errors import CalibrationError
 from referee.calibration.rectify import PlaneMap
@@ -32,7 +32,8 @@ Frame = Literal["table", "piecepack", "grid", "rectangle"]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Every number finite: NaN or Infinity in a calibration is a broken file, not a table.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class MarkerRecord(_Frozen):
@@ -81,6 +82,23 @@ class Calibration(_Frozen):
     board: BoardRecord | None = None
     source: str = ""
 
+    @model_validator(mode="after")
+    def _usable(self) -> Calibration:
+        if min(self.image_size) < 1:
+            raise ValueError("image_size must be two positive numbers of pixels")
+        if not _invertible(self.image_to_table):
+            raise ValueError("image_to_table does not map the image onto the table "
+                             "(a singular matrix)")
+        if self.camera_matrix is not None:
+            k = np.array(self.camera_matrix, dtype=np.float64)
+            if k[0, 0] <= 0 or k[1, 1] <= 0 or not _invertible(self.camera_matrix):
+                raise ValueError("camera_matrix is not a camera's (focal lengths must be "
+                                 "positive)")
+        if self.dist_coeffs is not None and len(self.dist_coeffs) not in DIST_COEFF_COUNTS:
+            raise ValueError(f"dist_coeffs has {len(self.dist_coeffs)} numbers; OpenCV takes "
+                             "4, 5, 8, 12 or 14")
+        return self
+
     @property
     def lens(self) -> Lens | None:
         if self.camera_matrix is None or self.dist_coeffs is None:
@@ -95,6 +113,18 @@ class Calibration(_Frozen):
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), indent=1) + "\n"
+
+
+#: How many distortion coefficients OpenCV's camera model takes.
+DIST_COEFF_COUNTS: Final = (4, 5, 8, 12, 14)
+
+
+def _invertible(matrix: Matrix3) -> bool:
+    m = np.array(matrix, dtype=np.float64)
+    scale = float(np.abs(m).max())
+    if scale == 0:
+        return False
+    return bool(np.linalg.cond(m / scale) < 1e12)
 
 
 def matrix3(array: FloatArray) -> Matrix3:
@@ -128,8 +158,12 @@ def load_calibration(path: Path) -> Calibration:
         return Calibration.model_validate_json(text)
     except OSError as error:
         raise CalibrationError(f"cannot read calibration {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise CalibrationError(f"calibration {path} is not valid: not a JSON text file") \
+            from None
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "file"
-        raise CalibrationError(f"calibration {path} is not valid: {where}: {first['msg']}") \
-            from None
+        where = ".".join(str(p) for p in first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        raise CalibrationError(f"calibration {path} is not valid: "
+                               + (f"{where}: {message}" if where else message)) from None

@@ -54,8 +54,17 @@ def run_calibration(source: str, out: Path, preview: Path, *, game: str | None =
     for path in (out, preview):
         if not path.parent.exists():
             raise CalibrationError(f"folder {path.parent} does not exist")
-    save_calibration(best.calibration, out)
-    write_atomically(preview, png.tobytes())
+    # Both files or neither: the preview first, taken back if the calibration cannot be
+    # written (a calibration without its preview is still usable; the reverse is not).
+    try:
+        write_atomically(preview, png.tobytes())
+    except OSError as error:
+        raise CalibrationError(f"cannot write {preview}: {error.strerror or error}") from None
+    try:
+        save_calibration(best.calibration, out)
+    except OSError as error:
+        preview.unlink(missing_ok=True)
+        raise CalibrationError(f"cannot write {out}: {error.strerror or error}") from None
     cal = best.calibration
     corrected = "lens corrected" if cal.camera_matrix is not None else "no lens correction"
     parts = [f"calibrated {cal.frame} frame: error {cal.error_mm:.2f} mm RMS over "

@@ -18,6 +18,8 @@ Image = npt.NDArray[np.uint8]
 #: Below this identity confidence an outline is dropped as no card (``detect`` only: the
 #: tracker knows cards from how the table changed, and keeps them as ``??``).
 MIN_CARDNESS: Final = 0.3
+#: An image narrower or lower than this (pixels) cannot show a card anyone could read.
+MIN_IMAGE_PX: Final = 32
 
 
 class DetectError(ValueError):
@@ -53,6 +55,9 @@ def read_image(path: Path) -> Image:
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise DetectError(f"{path} is not an image OpenCV can read")
+    height, width = image.shape[:2]
+    if min(width, height) < MIN_IMAGE_PX:
+        raise DetectError(f"{path} is {width}x{height} pixels: too small to show a card")
     return np.asarray(image, dtype=np.uint8)
 
 

@@ -17,10 +17,8 @@ from referee.pipeline.events import Event, StatusEvent
 from referee.pipeline.runner import RefereePipeline
 
 Image = npt.NDArray[np.uint8]
-#: Unreadable frames in a row after which the rest of the video is taken as lost.
-MAX_BAD_FRAMES: Final = 30
-
-
+#: Unreadable frames each given their own warning; more are counted in one at the end.
+WARNED_FRAMES: Final = 3
 class VideoError(ValueError):
     """A video that cannot be replayed at all."""
 
@@ -53,21 +51,20 @@ def probe_video(path: Path) -> VideoInfo:
 
 def read_frames(path: Path, info: VideoInfo) -> Iterator[tuple[int, float, Image | None]]:
     """(index, t, frame) per frame; frame None for one that could not be decoded (the
-    index still advances, so times stay true)."""
+    index still advances, so times stay true). Reading goes on past bad frames to the frame
+    count the container gives (the decoder picks up again at the next good frame); without
+    a count it ends at the first frame that cannot be read."""
     capture = cv2.VideoCapture(str(path))
     index = 0
-    bad = 0
     try:
         while True:
             ok, frame = capture.read()
             if not ok or frame is None:
-                if info.frames and index < info.frames and bad < MAX_BAD_FRAMES:
-                    bad += 1
+                if info.frames and index < info.frames:
                     yield index, index / info.fps, None
                     index += 1
                     continue
                 return
-            bad = 0
             yield index, index / info.fps, np.asarray(frame, dtype=np.uint8)
             index += 1
     finally:
@@ -90,17 +87,21 @@ def replay(path: Path, info: VideoInfo, pipeline: RefereePipeline,
     """Every event of the replay, in time order."""
     for observation in sorted(manual, key=lambda o: o.t):
         yield from pipeline.manual(observation)
-    warned = 0
+    bad: list[float] = []
     last_t = 0.0
     for index, t, frame in read_frames(path, info):
         last_t = t
         if on_frame is not None:
             on_frame(index)
         if frame is None or frame.shape[1::-1] != info.size:
-            warned += 1
-            if warned <= 3:
+            bad.append(t)
+            if len(bad) <= WARNED_FRAMES:
                 yield StatusEvent(index, t, "warning",
                                   f"Frame {index} (t={t:.2f} s) could not be read; skipped.")
             continue
         yield from pipeline.process(index, t, frame)
+    if len(bad) > WARNED_FRAMES:
+        yield StatusEvent(-1, last_t, "warning",
+                          f"{len(bad)} frames in all could not be read (between "
+                          f"t={bad[0]:.2f} s and t={bad[-1]:.2f} s); they were skipped.")
     yield from pipeline.finish(last_t)

@@ -101,6 +101,7 @@ class RefereePipeline:
                                                                    settings or {}))
         self.tracker = TableTracker(game, calibration, self.session.players, reader)
         self._manual: list[Observation] = []
+        self._finished = False  # the source ended: manual inputs are ruled at once
         self._log: list[Observation] = []  # what the rules engine was told, for corrections
         self._held_board: _Pending | None = None
         self._paused = False
@@ -152,6 +153,8 @@ class RefereePipeline:
         which relabels that card and re-adjudicates from the start."""
         if isinstance(observation, CardPlaced) and observation.corners is not None:
             return self._correct(observation)
+        if self._finished:  # no play can come before it any more
+            return self._rule(-1, observation)
         self._manual.append(observation)
         self._manual.sort(key=lambda o: o.t)
         return []
@@ -159,6 +162,7 @@ class RefereePipeline:
     def finish(self, t: float) -> list[Event]:
         events: list[Event] = []
         index = -1
+        self._finished = True
         if self._held_board is not None:
             held, self._held_board = self._held_board, None
             events += self._rule(held.index, held.observation)

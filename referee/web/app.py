@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
@@ -324,6 +325,14 @@ def create_app(config: ServerConfig) -> FastAPI:
                   description="Game setup, live rulings, recordings and dispute replay.")
     app.state.dashboard = board
     config.recordings.mkdir(parents=True, exist_ok=True)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        # FastAPI's own answer echoes the input, which cannot be JSON when it holds NaN or
+        # Infinity (a 500 instead of a 422): say where and what, without the input.
+        detail = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")),
+                   "type": str(e.get("type", ""))} for e in error.errors()]
+        return JSONResponse(status_code=422, content={"detail": detail})
 
     if config.token:
         token = config.token

@@ -62,6 +62,8 @@ def object_json(obj: TrackedObject) -> dict[str, Any]:
 
 #: The most camera images a second the live view is sent, whatever the pipeline's rate.
 PREVIEW_FPS: Final = 10.0
+#: How long (s) a camera that stopped sending frames is waited for before the session ends.
+CAMERA_PATIENCE_S: Final = 5.0
 
 
 @dataclass
@@ -104,6 +106,15 @@ class LiveSession:
 
     def start(self) -> None:
         capture = self._open()
+        calibration = self.config.calibration
+        size = (int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)),
+                int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+        if self.config.mode == "vision" and calibration is not None and min(size) > 0 \
+                and tuple(calibration.image_size) != size:
+            capture.release()
+            width, height = calibration.image_size
+            raise ValueError(f"the calibration is for {width}x{height} frames, "
+                             f"{self.config.source_label} gives {size[0]}x{size[1]}")
         self.running = True
         self._capture = capture
         self._thread.start()
@@ -196,6 +207,9 @@ class LiveSession:
         self.hub.publish("session", self.describe())
         started = time.monotonic()
         index = 0
+        count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        camera = self.config.source.isdigit()
+        skipped = 0
         try:
             while not self._stop.is_set():
                 self._drain()
@@ -203,6 +217,17 @@ class LiveSession:
                 if not ok or image is None:
                     if self.config.loop_video and index > 0:
                         capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
+                        continue
+                    if not camera and index < count:  # a bad frame in a file: skip it
+                        skipped += 1
+                        if skipped <= 3:
+                            self._status("warning", f"Frame {index} (t={index / fps:.2f} s) "
+                                         "could not be read; skipped.")
+                        index += 1
+                        continue
+                    back = self._camera_back(capture) if camera else None
+                    if back is not None:
+                        capture = back
                         continue
                     break
                 frame = np.asarray(image, dtype=np.uint8)
@@ -232,10 +257,29 @@ class LiveSession:
         except Exception as error:  # the page must hear of it; the server keeps serving
             self._status("error", f"The referee stopped: {type(error).__name__}: {error}.")
         finally:
-            capture.release()
+            capture.release()  # (again, for a camera that did not come back: harmless)
             self.running = False
             if self._recorder is not None:
                 self._recorder.close()
+
+    def _camera_back(self, capture: cv2.VideoCapture) -> cv2.VideoCapture | None:
+        """A camera that stopped sending frames (unplugged, asleep): opened again for up to
+        ``CAMERA_PATIENCE_S``; None, with the page told, when it does not come back. What
+        was recorded stays recorded either way."""
+        self._status("warning", "The camera stopped sending frames; waiting for it.")
+        capture.release()
+        deadline = time.monotonic() + CAMERA_PATIENCE_S
+        while not self._stop.is_set() and time.monotonic() < deadline:
+            self._drain(wait=0.5)
+            again = cv2.VideoCapture(int(self.config.source))
+            ok, _ = again.read() if again.isOpened() else (False, None)
+            if ok:
+                self._status("info", "The camera is back.")
+                return again
+            again.release()
+        self._status("error", f"The camera ({self.config.source_label}) did not come back: "
+                     "the session has ended, and what was recorded is kept.")
+        return None
 
     def _start_recording(self, fps: float, frame: Image) -> None:
         assert self.recordings is not None
@@ -283,7 +327,9 @@ class LiveSession:
                 if recorder:
                     recorder.log(event.index, event.t, "table", {"objects": data["objects"]})
             elif isinstance(event, ObservationEvent):
-                origin: Literal["camera", "manual"] = "manual" if manual else "camera"
+                # A declaration is a manual input even when the pipeline rules it later.
+                origin: Literal["camera", "manual"] = "manual" if manual or isinstance(
+                    event.observation, Declare) else "camera"
                 self.entries.append(Entry(event.index, event.observation, origin))
                 body = dump_observation(event.observation)
                 self.hub.publish("observation", {"i": event.index, "origin": origin, **body})

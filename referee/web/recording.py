@@ -13,6 +13,7 @@ A folder per session under the recordings folder:
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -95,7 +96,8 @@ class Recorder:
 
 
 def read_log(folder: Path) -> list[dict[str, Any]]:
-    """The log's lines; a last line cut short by a kill is skipped."""
+    """The log's lines; a last line cut short by a kill (or any line that is not a log
+    entry: no whole frame index, no time) is skipped."""
     out: list[dict[str, Any]] = []
     path = folder / "log.jsonl"
     if not path.is_file():
@@ -105,15 +107,21 @@ def read_log(folder: Path) -> list[dict[str, Any]]:
             item = json.loads(text)
         except json.JSONDecodeError:
             continue
-        if isinstance(item, dict):
+        if isinstance(item, dict) and _entry(item):
             out.append(item)
     return out
+
+
+def _entry(item: dict[str, Any]) -> bool:
+    index, t = item.get("i"), item.get("t")
+    return isinstance(index, int) and not isinstance(index, bool) \
+        and isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t)
 
 
 def read_meta(folder: Path) -> dict[str, Any]:
     try:
         meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
         return {}
     return meta if isinstance(meta, dict) else {}
 
@@ -161,6 +169,7 @@ def recover(folder: Path) -> int:
             readable += 1
         else:
             path.unlink(missing_ok=True)
-    write_atomically(folder / "closed.json",
-                     json.dumps({"recovered": True, "segments": readable}).encode("utf-8"))
+    if not (folder / "closed.json").is_file():  # a closed recording keeps its own record
+        write_atomically(folder / "closed.json",
+                         json.dumps({"recovered": True, "segments": readable}).encode("utf-8"))
     return readable

@@ -170,36 +170,51 @@ def open_recording(folder: Path) -> Dispute:
     entries: list[Entry] = []
     tables: list[tuple[int, tuple[TrackedObject, ...]]] = []
     for line in read_log(folder):
-        index = int(line.get("i", 0))
-        if line.get("kind") == "observation":
-            try:
-                item = parse_line(json.dumps(line.get("observation", {})))
-            except ValueError:
-                continue
-            if isinstance(item, Setup):
-                continue
-            origin: Literal["camera", "manual"] = \
-                "manual" if line.get("origin") == "manual" else "camera"
-            entries.append(Entry(index, item, origin))
-        elif line.get("kind") == "correction":
-            corners = [tuple(p) for p in line.get("corners", [])]
-            entries = list(apply_correction(entries, corners, str(line.get("old")),
-                                            str(line.get("new"))))
-        elif line.get("kind") == "table":
-            tables.append((index, tuple(_tracked(o) for o in line.get("objects", []))))
+        try:
+            entries = _read_line(line, entries, tables)
+        except (ValueError, TypeError, KeyError):  # a damaged line: the rest still counts
+            continue
     game = str(meta["game"])
     players = tuple(str(p) for p in meta.get("players", []))
     settings = dict(meta.get("settings") or {})
     reader = FrameReader(segments(folder))
     dispute = Dispute(
         id=folder.name, label=f"recording {folder.name}", game=game, players=players,
-        settings=settings, fps=float(meta.get("fps", 15.0)),
+        settings=settings, fps=_fps(meta.get("fps")),
         calibration=_calibration(meta.get("calibration")), frames=reader,
         entries=tuple(entries), tables=tables)
     dispute.rulings = readjudicate(game, players, settings, dispute.entries)
     last = max([e.index for e in entries] + [t[0] for t in tables], default=0)
     dispute.frame_count = max(reader.count(), last + 1)
     return dispute
+
+
+def _fps(value: Any) -> float:
+    try:
+        fps = float(value)
+    except (TypeError, ValueError):
+        return 15.0
+    return fps if 1.0 <= fps <= 240.0 else 15.0
+
+
+def _read_line(line: dict[str, Any], entries: list[Entry],
+               tables: list[tuple[int, tuple[TrackedObject, ...]]]) -> list[Entry]:
+    """One log line taken into the entries (returned, perhaps corrected) and tables."""
+    index = int(line["i"])
+    kind = line.get("kind")
+    if kind == "observation":
+        item = parse_line(json.dumps(line.get("observation", {})))  # ValueError if damaged
+        if not isinstance(item, Setup):
+            origin: Literal["camera", "manual"] = \
+                "manual" if line.get("origin") == "manual" else "camera"
+            entries.append(Entry(index, item, origin))
+    elif kind == "correction":
+        corners = [tuple(p) for p in line.get("corners", [])]
+        entries = list(apply_correction(entries, corners, str(line.get("old")),
+                                        str(line.get("new"))))
+    elif kind == "table":
+        tables.append((index, tuple(_tracked(o) for o in line.get("objects", []))))
+    return entries
 
 
 def _tracked(data: dict[str, Any]) -> TrackedObject:

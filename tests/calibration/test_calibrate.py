@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -60,6 +61,38 @@ def test_a_corrupt_calibration_file_is_refused(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{"version": 2}')
     with pytest.raises(CalibrationError, match="not valid"):
+        load_calibration(path)
+
+
+SAMPLE_CALIBRATION = Path(__file__).resolve().parents[2] / "sample_footage" / "shove" / \
+    "calibration.json"
+
+
+@pytest.mark.parametrize(("damage", "needle"), [
+    (lambda d: d["image_to_table"][0].__setitem__(0, float("nan")), "finite"),
+    (lambda d: d["image_to_table"][1].__setitem__(2, float("inf")), "finite"),
+    (lambda d: d.__setitem__("image_to_table", [[0, 0, 0], [0, 0, 0], [0, 0, 0]]), "singular"),
+    (lambda d: d.__setitem__("image_to_table", [[1, 2, 3], [2, 4, 6], [0, 0, 1]]), "singular"),
+    (lambda d: d.__setitem__("image_size", [0, 720]), "positive"),
+    (lambda d: d.update(camera_matrix=[[0, 0, 640], [0, 0, 360], [0, 0, 1]],
+                        dist_coeffs=[0, 0, 0, 0, 0]), "focal"),
+    (lambda d: d.update(camera_matrix=[[900, 0, 640], [0, 900, 360], [0, 0, 1]],
+                        dist_coeffs=[0.1, 0.01]), "4, 5, 8, 12 or 14"),
+])
+def test_a_calibration_that_cannot_map_the_table_is_refused(tmp_path, damage, needle):
+    data = json.loads(SAMPLE_CALIBRATION.read_text())
+    load_calibration(SAMPLE_CALIBRATION)  # the undamaged file loads
+    damage(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))  # NaN and Infinity as Python's json writes them
+    with pytest.raises(CalibrationError, match=needle):
+        load_calibration(path)
+
+
+def test_a_calibration_that_is_not_text_is_refused(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b"\xff\xfe\x00binary\x80\x81")
+    with pytest.raises(CalibrationError, match="not a JSON text file"):
         load_calibration(path)
 
 

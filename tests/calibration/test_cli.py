@@ -52,6 +52,16 @@ def test_calibrate_writes_the_file_and_preview(sheets_view, tmp_path, capsys):
     assert preview is not None and preview.shape[1] > 500
 
 
+def test_a_preview_that_cannot_be_written_leaves_no_calibration(sheets_view, tmp_path,
+                                                                capsys):
+    source = tmp_path / "view.png"
+    cv2.imwrite(str(source), sheets_view.image)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    err = _refused(tmp_path, capsys, sheets_view.image, "--preview", str(blocked / "p.png"))
+    assert "cannot write" in err
+
+
 def _refused(tmp_path, capsys, image_or_bytes, *extra):
     source = tmp_path / "source.png"
     if isinstance(image_or_bytes, bytes):

@@ -152,3 +152,32 @@ def test_the_index_cut_reaches_as_far_down_the_card_as_the_model_was_trained_on(
             meta["index_mm"] = recorded
         model.with_suffix(".json").write_text(json.dumps(meta))
         assert CardIdentifier(model).index_mm == expected
+
+
+@pytest.mark.parametrize(("case", "needle"), [
+    ("tiny", "too small to show a card"),
+    ("annotate_unknown_type", "name it .png or .jpg"),
+    ("calibration_for_other_size", "the calibration is for 960x540 images"),
+])
+def test_detect_refuses_what_it_cannot_do_in_one_line(tmp_path, case, needle) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import cv2
+
+    root = Path(__file__).resolve().parents[2]
+    image = np.full((8, 8, 3), 90, np.uint8) if case == "tiny" else _two_cards()[0]
+    if case == "calibration_for_other_size":
+        image = cv2.resize(image, (640, 360))
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), image)
+    extra = {"tiny": [],
+             "annotate_unknown_type": ["--annotate", str(tmp_path / "annotated")],
+             "calibration_for_other_size": [
+                 "--calibration", str(root / "sample_footage" / "shove" / "calibration.json")]}
+    done = subprocess.run([sys.executable, "-m", "referee", "detect", str(path), "--json",
+                           *extra[case]], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and needle in done.stderr, \
+        done.stderr
+    assert "Traceback" not in done.stderr

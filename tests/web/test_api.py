@@ -75,6 +75,10 @@ def test_manual_declarations_are_ruled(client: TestClient) -> None:
     assert client.post("/api/session/declare",
                        json={"player": "Zed", "what": "oink"}).status_code == 400
     assert client.post("/api/session/declare", json={"what": "sing"}).status_code == 422
+    # NaN or Infinity in a request is refused as bad input, not a server error.
+    nan = client.post("/api/session/declare", content=b'{"what": "sing", "value": NaN}',
+                      headers={"content-type": "application/json"})
+    assert nan.status_code == 422 and nan.json()["detail"][0]["loc"][-1] == "what"
 
 
 def test_bad_setups_are_refused_in_one_line(client: TestClient) -> None:
@@ -90,6 +94,18 @@ def test_bad_setups_are_refused_in_one_line(client: TestClient) -> None:
         assert response.status_code in (400, 404), body
         assert "\n" not in response.json()["detail"]
     assert client.get("/api/session").status_code == 409
+
+
+def test_a_calibration_for_other_frames_is_refused_for_the_camera_pipeline(
+        client: TestClient, config: ServerConfig) -> None:
+    data = json.loads((SAMPLES / "shove-piggy-shove" / "calibration.json").read_text())
+    data["image_size"] = [1920, 1080]
+    (config.calibrations / "other.json").write_text(json.dumps(data))
+    response = client.post("/api/session", json={
+        "game": "shove-piggy-shove", "source": {"kind": "clip", "id": "shove-piggy-shove"},
+        "calibration": "other.json", "mode": "vision", "speed": 0})
+    assert response.status_code == 400
+    assert "the calibration is for 1920x1080 frames" in response.json()["detail"]
 
 
 def test_files_are_served_only_from_their_folders(client: TestClient) -> None:

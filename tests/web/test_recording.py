@@ -66,3 +66,25 @@ def test_the_cli_prints_a_token_when_binding_off_loopback() -> None:
     result = subprocess.run([sys.executable, "-m", "referee", "serve", "--host", "not-an-ip"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and result.stderr.count("\n") == 1
+
+
+def test_damaged_log_lines_leave_the_rest_of_a_recording_usable(tmp_path: Path) -> None:
+    import json
+
+    folder = tmp_path / "20261123-080000-shove-piggy-shove"
+    folder.mkdir()
+    (folder / "session.json").write_text(json.dumps(
+        {"game": "shove-piggy-shove", "players": ["Ann", "Ben"], "fps": "fast"}))
+    placed = {"type": "card_placed", "t": 1.0, "card": "5S", "player": "Ann",
+              "corners": [[0, 0], [63, 0], [63, 88], [0, 88]]}
+    lines = [{"i": "x", "t": 0.5, "kind": "observation", "observation": placed},
+             {"i": 3, "t": 0.6, "kind": "table", "objects": [{"outline_mm": [[1]]}]},
+             {"i": 4, "t": 0.7, "kind": "correction", "corners": 7},
+             {"i": 5, "t": 0.8, "kind": "observation", "observation": {"type": "x"}},
+             {"i": 15, "t": 1.0, "kind": "observation", "observation": placed}]
+    (folder / "log.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    info = list_recordings(tmp_path)[0]
+    assert info.frames == 16
+    dispute = open_recording(folder)
+    assert [r.ruling.kind for r in dispute.rulings][:1] == ["legal"]
+    assert dispute.fps == 15.0
