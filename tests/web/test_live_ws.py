@@ -45,7 +45,7 @@ def test_a_camera_that_does_not_come_back_ends_the_session_with_a_message(
         def __init__(self, source: object) -> None:
             self.source = source
 
-        def isOpened(self) -> bool:  # noqa: N802 (OpenCV's name)
+        def isOpened(self) -> bool:
             return False
 
         def release(self) -> None:
