@@ -238,6 +238,8 @@ def replay(video: str, game: str, players: str | None, set_: tuple[str, ...],
 
     path = Path(video)
     cal_path = Path(calibration_file) if calibration_file else path.parent / "calibration.json"
+    if not path.is_file():
+        fail(f"no such video: {path}")
     if not cal_path.is_file():
         fail(f"no calibration for {path} (give --calibration FILE; make one with "
              "`referee calibrate`)" if calibration_file is None

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from referee.adjudication import Session
 from referee.calibration.errors import CalibrationError
 from referee.calibration.model import Calibration, load_calibration, save_calibration
-from referee.observations import CardPlaced
+from referee.observations import CardPlaced, Observation
 from referee.rules.registry import GAMES, rules_for
 from referee.web.hub import Hub
 from referee.web.live import LiveConfig, LiveSession
@@ -199,6 +199,20 @@ class Dashboard:
         beside = path.with_suffix(".observations.jsonl")
         return str(path), f"video {source.id}", beside if beside.is_file() else None
 
+    def recorded_buttons(self, source: SourceRef) -> list[Observation]:
+        """A sample clip's ``manual.jsonl``: the buttons pressed while it was filmed (what
+        the camera cannot see), fed at their times as ``referee replay --observations``
+        does; none for other sources or when the file cannot be read."""
+        from referee.pipeline.replay import read_manual
+
+        if source.kind != "clip":
+            return []
+        path = inside(self.config.samples, source.id) / "manual.jsonl"
+        try:
+            return read_manual(path) if path.is_file() else []
+        except (ValueError, OSError):
+            return []
+
     def calibration(self, name: str | None, source: SourceRef) -> Calibration | None:
         if not name:
             return None
@@ -223,7 +237,9 @@ class Dashboard:
         try:
             setup, observed = read_observations(beside) if beside else (None, ())
         except RecordedLogError as error:
-            raise HTTPException(400, str(error)) from None
+            if request.mode != "vision":  # the camera pipeline does without them
+                raise HTTPException(400, str(error)) from None
+            setup, observed = None, ()
         same_game = setup is not None and (not setup.game or setup.game == request.game)
         if setup is not None and same_game:  # the clip's own settings, unless changed here
             settings = {**setup.settings, **settings}
@@ -242,6 +258,8 @@ class Dashboard:
                                             calibration)
             except ValueError as error:  # a calibration for another board or image size
                 raise HTTPException(400, str(error)) from None
+            for declared in self.recorded_buttons(request.source):
+                pipeline.manual(declared)
             mode_label = "camera pipeline"
         else:
             if beside is None:
@@ -279,6 +297,8 @@ class Dashboard:
     # disputes
 
     def dispute(self, rid: str) -> Dispute:
+        if RECORDING_ID.match(rid):  # a recording's own id, as /api/recordings lists it
+            rid = f"rec-{rid}"
         if rid in self.disputes:
             self.disputes.move_to_end(rid)
             return self.disputes[rid]

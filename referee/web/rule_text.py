@@ -30,7 +30,14 @@ BY_RULE: Final = {
                              "misread.",
     "card_already_played": "A card cannot be played twice: one of the readings is a misread.",
     "not_in_deck": "The game is played without jokers (Shove Piggy Shove; Push Out the Pig "
-                   "with 4 players).",
+                   "with 4 players; Slapstick with jokers=0).",
+    "cannot_oink_now": "Oink (draw a card) only when you cannot shove; on the opening any "
+                       "card may be placed.",
+    "overdue_not_moved": "Each red piece must move at least once every 4 turns, each blue "
+                         "piece every 3; an overdue piece must be moved before any other "
+                         "piece moves.",
+    "coin_vanished": "A coin cannot leave the board unless a hand takes it (or another coin "
+                     "knocks it off): a coin no longer seen otherwise is a misread.",
     "card_left_table": "A card was seen leaving that was never on the table.",
     "no_cards_left": "A player with no cards left cannot play.",
     "bad_board": "The board reading is impossible.",

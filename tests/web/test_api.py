@@ -52,6 +52,17 @@ def test_a_sample_clip_gives_its_recorded_rulings(client: TestClient, game: str)
     assert client.get("/api/live/frame.jpg").content[:2] == b"\xff\xd8"
 
 
+def test_the_camera_pipeline_on_a_sample_clip_gets_its_recorded_buttons(
+        client: TestClient) -> None:
+    # The Shove clip's die rolls and ends of phase are buttons (manual.jsonl), not pictures.
+    start_clip(client, "shove", mode="vision")
+    state = wait_for(lambda: _finished(client), "the clip to end", limit=300)
+    assert state["session"]["mode_label"] == "camera pipeline"
+    rulings = [{k: v for k, v in r.items() if k != "i"} for r in state["rulings"]]
+    assert [r["message"] for r in rulings] == \
+        [r["message"] for r in _recorded_rulings("shove")]
+
+
 def test_correcting_a_card_readjudicates(client: TestClient) -> None:
     start_clip(client)
     state = wait_for(lambda: _finished(client), "the clip to end")
@@ -145,6 +156,8 @@ def test_a_recording_replays_with_its_evidence(client: TestClient) -> None:
     frame = client.get(f"/api/replay/{rid}/frames/{detail['after']}")
     assert frame.headers["content-type"] == "image/jpeg"
     assert client.get(f"/api/replay/{rid}/frames/99999").status_code == 404
+    # The id /api/recordings lists opens the same replay.
+    assert client.get(f"/api/replay/{recordings[0]['id']}").json()["frames"] == 377
 
 
 def test_readjudicating_with_other_settings_shows_what_changes(client: TestClient) -> None:

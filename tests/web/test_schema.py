@@ -38,3 +38,17 @@ def _stop_games() -> Iterator[None]:
 def test_no_server_errors(case: object) -> None:
     response = case.call()  # type: ignore[attr-defined]
     assert response.status_code < 500, response.text
+
+
+def test_every_rule_id_the_referee_gives_has_its_text() -> None:
+    import re
+    from pathlib import Path
+
+    from referee.web.rule_text import BY_RULE
+
+    package = Path(__file__).resolve().parents[2] / "referee"
+    source = "\n".join(p.read_text() for p in package.rglob("*.py"))
+    used = set(re.findall(r'rule="([a-z_]+)"', source))
+    used |= set(re.findall(r'_illegal\(t, "([a-z_]+)"', source))
+    assert {"overdue_not_moved", "coin_vanished", "not_in_deck"} <= used  # the scan works
+    assert used <= set(BY_RULE), used - set(BY_RULE)
