@@ -139,6 +139,9 @@ def parse_line(text: str) -> Observation | Setup:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
         raise ObservationError(f"not valid JSON ({error.msg})") from None
+    except (ValueError, RecursionError):  # a number of thousands of digits, deep nesting
+        raise ObservationError("not valid JSON for an observation (a number too long or "
+                               "nesting too deep)") from None
     if not isinstance(raw, dict):
         raise ObservationError("expected a JSON object")
     if "type" not in raw:
@@ -148,6 +151,9 @@ def parse_line(text: str) -> Observation | Setup:
         return item
     except ValidationError as error:
         raise ObservationError(_describe(error)) from None
+    except RecursionError:
+        raise ObservationError("not valid JSON for an observation (nesting too deep)") \
+            from None
 
 
 def _describe(error: ValidationError) -> str:

@@ -17,7 +17,7 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".
 
 def read_frames(source: str, max_frames: int = 30) -> Iterator[Image]:
     """Frames of ``source``: an image file (one frame), a video file, or a camera index."""
-    if source.isdigit():
+    if source.isascii() and source.isdigit():
         capture = cv2.VideoCapture(int(source))
         if not capture.isOpened():
             raise CalibrationError(f"camera {source} cannot be opened")

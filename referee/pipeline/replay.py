@@ -19,6 +19,9 @@ from referee.pipeline.runner import RefereePipeline
 Image = npt.NDArray[np.uint8]
 #: Unreadable frames each given their own warning; more are counted in one at the end.
 WARNED_FRAMES: Final = 3
+#: This long (s of video) of unreadable frames in a row is taken as the end of what can be
+#: read, whatever frame count the file's header gives (a damaged header can claim millions).
+LOST_AFTER_S: Final = 20.0
 class VideoError(ValueError):
     """A video that cannot be replayed at all."""
 
@@ -56,15 +59,19 @@ def read_frames(path: Path, info: VideoInfo) -> Iterator[tuple[int, float, Image
     a count it ends at the first frame that cannot be read."""
     capture = cv2.VideoCapture(str(path))
     index = 0
+    run = 0  # unreadable frames in a row
+    lost_after = max(1, round(LOST_AFTER_S * info.fps))
     try:
         while True:
             ok, frame = capture.read()
             if not ok or frame is None:
-                if info.frames and index < info.frames:
+                run += 1
+                if info.frames and index < info.frames and run < lost_after:
                     yield index, index / info.fps, None
                     index += 1
                     continue
                 return
+            run = 0
             yield index, index / info.fps, np.asarray(frame, dtype=np.uint8)
             index += 1
     finally:
@@ -87,21 +94,26 @@ def replay(path: Path, info: VideoInfo, pipeline: RefereePipeline,
     """Every event of the replay, in time order."""
     for observation in sorted(manual, key=lambda o: o.t):
         yield from pipeline.manual(observation)
-    bad: list[float] = []
-    last_t = 0.0
+    bad, first_bad, last_bad = 0, 0.0, 0.0
+    last_t, last_index = 0.0, -1
     for index, t, frame in read_frames(path, info):
-        last_t = t
+        last_t, last_index = t, index
         if on_frame is not None:
             on_frame(index)
         if frame is None or frame.shape[1::-1] != info.size:
-            bad.append(t)
-            if len(bad) <= WARNED_FRAMES:
+            bad += 1
+            first_bad, last_bad = (first_bad if bad > 1 else t), t
+            if bad <= WARNED_FRAMES:
                 yield StatusEvent(index, t, "warning",
                                   f"Frame {index} (t={t:.2f} s) could not be read; skipped.")
             continue
         yield from pipeline.process(index, t, frame)
-    if len(bad) > WARNED_FRAMES:
+    if bad > WARNED_FRAMES:
         yield StatusEvent(-1, last_t, "warning",
-                          f"{len(bad)} frames in all could not be read (between "
-                          f"t={bad[0]:.2f} s and t={bad[-1]:.2f} s); they were skipped.")
+                          f"{bad} frames in all could not be read (between "
+                          f"t={first_bad:.2f} s and t={last_bad:.2f} s); they were skipped.")
+    if info.frames and last_index + 1 < info.frames:
+        yield StatusEvent(-1, last_t, "warning",
+                          f"Reading stopped at frame {last_index + 1} of the {info.frames} the "
+                          "file says it has: the rest could not be read.")
     yield from pipeline.finish(last_t)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
@@ -76,16 +76,26 @@ class _LayoutFile(BaseModel):
     walls: tuple[tuple[Square, Square], ...] = ()
 
 
+#: A board layout is a few hundred bytes; anything much larger is not one.
+MAX_LAYOUT_BYTES: Final = 100_000
+
+
 def load_layout(board: str) -> Layout:
     """The built-in layout for "default", else the JSON layout file at path ``board``."""
     if board == "default":
         return DEFAULT_LAYOUT
+    path = Path(board)
     try:
-        raw = _LayoutFile.model_validate(json.loads(Path(board).read_text(encoding="utf-8")))
+        if path.exists() and (not path.is_file() or path.stat().st_size > MAX_LAYOUT_BYTES):
+            raise ValueError(f"the layout file must be a JSON file of at most "
+                             f"{MAX_LAYOUT_BYTES // 1000} kB")
+        raw = _LayoutFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except OSError as error:
         raise ValueError(f"cannot read layout file ({error.strerror})") from None
     except json.JSONDecodeError as error:
         raise ValueError(f"layout file is not valid JSON ({error.msg})") from None
+    except (UnicodeDecodeError, RecursionError):
+        raise ValueError("layout file is not valid JSON") from None
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -515,7 +525,7 @@ def _misread(layout: Layout, seen: BoardState) -> str | None:
 
 
 def _die_value(value: object) -> int | None:
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         value = int(value)
     if isinstance(value, float) and value.is_integer():  # 3.0 from a JSON writer
         value = int(value)

@@ -183,7 +183,7 @@ class Dashboard:
     def video_of(self, source: SourceRef) -> tuple[str, str, Path | None]:
         """(what to open, label, observations file beside it or None)."""
         if source.kind == "camera":
-            if not source.id.isdigit() or int(source.id) > 63:
+            if not (source.id.isascii() and source.id.isdigit()) or int(source.id) > 63:
                 raise HTTPException(400, "a camera is given by its index (0, 1, ...)")
             return source.id, f"camera {source.id}", None
         if source.kind == "clip":
@@ -198,6 +198,16 @@ class Dashboard:
             raise HTTPException(404, f"no uploaded video {source.id!r}")
         beside = path.with_suffix(".observations.jsonl")
         return str(path), f"video {source.id}", beside if beside.is_file() else None
+
+    def served_settings(self, given: Mapping[str, SettingValue]) -> dict[str, SettingValue]:
+        """The settings a page sent, blanks dropped. A Shove ``board`` layout is a file in
+        the calibrations folder, by name: the page may not have the server read any path."""
+        settings: dict[str, SettingValue] = {k: v for k, v in given.items()
+                                             if v is not None and v != ""}
+        board = settings.get("board")
+        if isinstance(board, str) and board != "default":
+            settings["board"] = str(inside(self.config.calibrations, board))
+        return settings
 
     def recorded_buttons(self, source: SourceRef) -> list[Observation]:
         """A sample clip's ``manual.jsonl``: the buttons pressed while it was filmed (what
@@ -233,7 +243,7 @@ class Dashboard:
             raise HTTPException(400, f"unknown game {request.game!r}")
         video, label, beside = self.video_of(request.source)
         calibration = self.calibration(request.calibration, request.source)
-        settings = {k: v for k, v in request.settings.items() if v is not None and v != ""}
+        settings = self.served_settings(request.settings)
         try:
             setup, observed = read_observations(beside) if beside else (None, ())
         except RecordedLogError as error:
@@ -507,8 +517,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     @app.post("/api/replay/{rid}/readjudicate", response_model=ReadjudicateResult)
     def readjudicate(rid: str, request: ReadjudicateRequest) -> ReadjudicateResult:
         dispute = board.dispute(rid)
-        settings: dict[str, SettingValue] = {k: v for k, v in request.settings.items()
-                                             if v is not None and v != ""}
+        settings = board.served_settings(request.settings)
         try:
             fresh, changes = dispute.readjudicate(settings)
         except ValueError as error:
@@ -553,6 +562,10 @@ def create_app(config: ServerConfig) -> FastAPI:
                                                  game=request.game)
         except CalibrationError as error:
             raise HTTPException(400, str(error)) from None
+        except ValidationError as error:  # clicks that map nothing (all in one place...)
+            message = str(error.errors()[0]["msg"]).removeprefix("Value error, ")
+            raise HTTPException(400, f"these clicks give no usable calibration: {message}") \
+                from None
         config.calibrations.mkdir(parents=True, exist_ok=True)
         path = inside(config.calibrations, f"{request.name}.json")
         save_calibration(calibration, path)
@@ -569,8 +582,11 @@ def create_app(config: ServerConfig) -> FastAPI:
                                      "NAME.observations.jsonl")
         limit = config.max_upload_bytes
         declared = request.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > limit:
+        if declared and declared.isascii() and declared.isdigit() and int(declared) > limit:
             raise HTTPException(413, f"uploads are limited to {limit} bytes")
+        if not SAFE_NAME.match(name):
+            raise HTTPException(400, "name the file with letters, digits, '.', '-' and '_' "
+                                     "only")
         config.uploads.mkdir(parents=True, exist_ok=True)
         path = inside(config.uploads, name)
         partial = path.with_name(path.name + ".part")

@@ -28,6 +28,7 @@ from referee.pipeline.events import (
     TableEvent,
     TrackedObject,
 )
+from referee.pipeline.replay import LOST_AFTER_S
 from referee.web.adjudicate import Entry, RulingAt, apply_correction, diff_rulings, readjudicate
 from referee.web.hub import Hub
 from referee.web.overlay import board_lines_mm, draw, jpeg
@@ -195,7 +196,7 @@ class LiveSession:
 
     def _open(self) -> cv2.VideoCapture:
         source = self.config.source
-        capture = cv2.VideoCapture(int(source) if source.isdigit() else source)
+        capture = cv2.VideoCapture(int(source) if source.isascii() and source.isdigit() else source)
         if not capture.isOpened():
             raise ValueError(f"cannot open the source {self.config.source_label}")
         return capture
@@ -208,21 +209,30 @@ class LiveSession:
         started = time.monotonic()
         index = 0
         count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-        camera = self.config.source.isdigit()
-        skipped = 0
+        camera = self.config.source.isascii() and self.config.source.isdigit()
+        calibration = self.config.calibration
+        size = tuple(calibration.image_size) if calibration is not None else None
+        skipped = run = 0
         try:
             while not self._stop.is_set():
                 self._drain()
                 ok, image = capture.read()
-                if not ok or image is None:
+                # A frame of another size is not one the calibration maps (a camera that
+                # came back at another resolution): skipped like an unreadable one.
+                wrong_size = ok and image is not None and size is not None \
+                    and image.shape[1::-1] != size
+                if not ok or image is None or wrong_size:
                     if self.config.loop_video and index > 0:
                         capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
                         continue
-                    if not camera and index < count:  # a bad frame in a file: skip it
-                        skipped += 1
+                    run += 1
+                    if wrong_size or (not camera and index < count
+                                      and run < LOST_AFTER_S * fps):
+                        skipped += 1  # a bad frame in a file, or one of another size
                         if skipped <= 3:
                             self._status("warning", f"Frame {index} (t={index / fps:.2f} s) "
-                                         "could not be read; skipped.")
+                                         "could not be read or is not the calibrated size; "
+                                         "skipped.")
                         index += 1
                         continue
                     back = self._camera_back(capture) if camera else None
@@ -230,6 +240,7 @@ class LiveSession:
                         capture = back
                         continue
                     break
+                run = 0
                 frame = np.asarray(image, dtype=np.uint8)
                 t = index / fps
                 if self.config.speed > 0:

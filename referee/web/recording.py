@@ -71,12 +71,15 @@ class Recorder:
         self._log.flush()
 
     def frame(self, index: int, image: Image) -> None:
+        """Write frame ``index``. A segment is named by the index of its first frame, and
+        frames skipped (unreadable) start a new one, so a frame's place in its segment is
+        always its index minus the segment's."""
         if not self._video:
             return
-        if self._writer is None or index % self._segment_frames == 0:
+        if self._writer is None or index % self._segment_frames == 0 \
+                or index != self._frames:
             self._close_segment()
-            start = index - index % self._segment_frames
-            path = self.folder / "video" / f"seg-{start:06d}.mp4"
+            path = self.folder / "video" / f"seg-{index:06d}.mp4"
             height, width = image.shape[:2]
             self._writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"),
                                            self._fps, (width, height))
@@ -105,7 +108,7 @@ def read_log(folder: Path) -> list[dict[str, Any]]:
     for text in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             item = json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # cut short, or not a line we wrote
             continue
         if isinstance(item, dict) and _entry(item):
             out.append(item)
@@ -121,9 +124,14 @@ def _entry(item: dict[str, Any]) -> bool:
 def read_meta(folder: Path) -> dict[str, Any]:
     try:
         meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
+    except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, not JSON
         return {}
     return meta if isinstance(meta, dict) else {}
+
+
+def players_of(meta: dict[str, Any]) -> tuple[str, ...]:
+    players = meta.get("players")
+    return tuple(str(p) for p in players) if isinstance(players, list) else ()
 
 
 def segments(folder: Path) -> list[tuple[int, Path]]:
@@ -151,7 +159,7 @@ def list_recordings(root: Path) -> list[RecordingInfo]:
         frames = max((int(item.get("i", 0)) for item in log), default=-1) + 1
         out.append(RecordingInfo(
             id=folder.name, game=str(meta.get("game", "")),
-            players=tuple(str(p) for p in meta.get("players", [])),
+            players=players_of(meta),
             started=str(meta.get("started", "")), closed=(folder / "closed.json").is_file(),
             frames=frames, rulings=sum(1 for item in log if item.get("kind") == "ruling")))
     return out

@@ -31,7 +31,7 @@ from referee.web.live import object_json
 from referee.web.overlay import board_lines_mm, draw, jpeg
 from referee.web.protocol import Image
 from referee.web.recorded import RecordedObservationsPipeline, read_observations
-from referee.web.recording import read_log, read_meta, segments
+from referee.web.recording import players_of, read_log, read_meta, segments
 from referee.web.rule_text import rule_text
 
 
@@ -172,11 +172,12 @@ def open_recording(folder: Path) -> Dispute:
     for line in read_log(folder):
         try:
             entries = _read_line(line, entries, tables)
-        except (ValueError, TypeError, KeyError):  # a damaged line: the rest still counts
-            continue
+        except (ValueError, TypeError, KeyError, AttributeError):  # a damaged line
+            continue  # (the rest still counts)
     game = str(meta["game"])
-    players = tuple(str(p) for p in meta.get("players", []))
-    settings = dict(meta.get("settings") or {})
+    players = players_of(meta)
+    stored = meta.get("settings")
+    settings: dict[str, Any] = dict(stored) if isinstance(stored, dict) else {}
     reader = FrameReader(segments(folder))
     dispute = Dispute(
         id=folder.name, label=f"recording {folder.name}", game=game, players=players,

@@ -153,6 +153,8 @@ def test_settings_defaults_and_names() -> None:
         ShoveSettings.from_strings({"first": "green"})
     with pytest.raises(SettingsError, match="cannot read layout file"):
         ShoveSettings.from_strings({"board": "/no/such/layout.json"})
+    with pytest.raises(SettingsError, match="a JSON file of at most 100 kB"):
+        ShoveSettings.from_strings({"board": "/dev/zero"})  # never read
 
 
 def test_layout_file_with_internal_walls(tmp_path: Path) -> None:

@@ -119,6 +119,15 @@ def test_a_calibration_for_other_frames_is_refused_for_the_camera_pipeline(
     assert "the calibration is for 1920x1080 frames" in response.json()["detail"]
 
 
+def test_a_shove_board_layout_is_read_only_from_the_calibrations_folder(
+        client: TestClient) -> None:
+    for path in ("/dev/zero", "/etc/passwd", "../../etc/passwd"):
+        response = client.post("/api/replay/clip-shove/readjudicate",
+                               json={"settings": {"board": path}})
+        assert response.status_code in (400, 404), path
+        assert "passwd" not in response.text and "JSON" not in response.text
+
+
 def test_files_are_served_only_from_their_folders(client: TestClient) -> None:
     for path in ["/api/replay/clip-..%2F..%2Fetc/frames/0", "/api/replay/rec-..%2F..",
                  "/api/sources/clip/..%2F..%2Fpyproject.toml/frame.jpg",
@@ -133,7 +142,9 @@ def test_uploads_are_size_limited(client: TestClient, config: ServerConfig) -> N
     assert not list(config.uploads.glob("*"))
     ok = client.post("/api/uploads?name=small.mp4", content=b"x" * 100)
     assert ok.json() == {"name": "small.mp4", "bytes": 100}
-    assert client.post("/api/uploads?name=..%2Fx.mp4", content=b"x").status_code == 404
+    assert client.post("/api/uploads?name=..%2Fx.mp4", content=b"x").status_code == 400
+    spaced = client.post("/api/uploads?name=a%20b.mp4", content=b"x")
+    assert spaced.status_code == 400 and "letters, digits" in spaced.json()["detail"]
     assert client.post("/api/uploads?name=x.exe", content=b"x").status_code == 400
 
 
@@ -188,6 +199,8 @@ def test_manual_four_point_calibration_is_saved(client: TestClient,
     assert "by-hand.json" in client.get("/api/sources").json()["calibrations"]
     crossed = {**body, "clicks": [[100, 500], [700, 100], [860, 500], [260, 100]]}
     assert client.post("/api/calibrations/manual", json=crossed).status_code == 400
+    tiny = {**body, "width_mm": 1e-300, "depth_mm": 1e-300}  # maps everything to a point
+    assert client.post("/api/calibrations/manual", json=tiny).status_code == 400
 
 
 def test_off_loopback_every_request_needs_the_token(config: ServerConfig) -> None:

@@ -88,3 +88,21 @@ def test_damaged_log_lines_leave_the_rest_of_a_recording_usable(tmp_path: Path) 
     dispute = open_recording(folder)
     assert [r.ruling.kind for r in dispute.rulings][:1] == ["legal"]
     assert dispute.fps == 15.0
+
+
+def test_frames_after_skipped_ones_keep_their_own_index(tmp_path: Path) -> None:
+    import numpy as np
+
+    from referee.web.recording import Recorder
+    from referee.web.replay import FrameReader
+
+    recorder = Recorder(tmp_path, {"game": "shove"}, 15.0, (64, 48))
+    written = [*range(0, 5), *range(9, 20)]  # frames 5-8 could not be read
+    for index in written:
+        recorder.frame(index, np.full((48, 64, 3), 10 * index, np.uint8))
+    recorder.close()
+    reader = FrameReader(segments(tmp_path / recorder.id))
+    for index in (0, 4, 9, 12, 19):
+        image = reader.get(index)
+        assert image is not None and abs(int(image.mean()) - 10 * index) <= 3, index
+    assert reader.get(6) is None
