@@ -219,8 +219,9 @@ def serve(host: str, port: int, recordings_dir: str, calibrations_dir: str,
 @click.option("--set", "set_", multiple=True, metavar="NAME=VALUE", help="A game setting.")
 @click.option("--calibration", "calibration_file", type=click.Path(dir_okay=False),
               help="The calibration JSON (default: calibration.json beside the video).")
-@click.option("--observations", "observations_file", type=click.Path(dir_okay=False),
-              help="Manual inputs (declare lines) to merge by time.")
+@click.option("--observations", "observations_file", type=click.Path(),
+              help="Manual inputs to merge by time: a file of declare lines, or a "
+                   "dashboard recording (its folder or log.jsonl).")
 @click.option("--json", "as_json", is_flag=True, help="JSON lines only (no progress bar).")
 def replay(video: str, game: str, players: str | None, set_: tuple[str, ...],
            calibration_file: str | None, observations_file: str | None,

@@ -130,3 +130,25 @@ def test_a_declaration_after_the_source_ended_is_ruled_at_once() -> None:
     events = pipeline.manual(Declare(t=2.0, type="declare", what="oink", player="Ann"))
     assert [type(e) for e in events][:1] == [ObservationEvent]
     assert any(isinstance(e, RulingEvent) for e in events)
+
+
+def test_manual_inputs_can_come_from_a_dashboard_recording(tmp_path: Path) -> None:
+    # contract.md: --observations merges "declare lines, as a dashboard recording holds them".
+    clip = ROOT / "sample_footage" / "shove"
+    recording = tmp_path / "20261123-080000-shove"
+    recording.mkdir()
+    lines = [json.dumps({"i": 0, "t": 0.0, "kind": "table", "objects": []})]
+    for n, line in enumerate((clip / "manual.jsonl").read_text().splitlines()):
+        declared = json.loads(line)
+        if declared.get("type") == "declare":
+            lines.append(json.dumps({"i": n, "t": declared["t"], "kind": "observation",
+                                     "origin": "manual", "observation": declared}))
+            lines.append(json.dumps({"i": n, "t": declared["t"], "kind": "ruling",
+                                     "ruling": {"t": declared["t"], "kind": "turn"}}))
+    (recording / "log.jsonl").write_text("\n".join(lines) + "\n")
+    runs = [_referee("replay", str(clip / "video.mp4"), "--game", "shove", "--json",
+                     "--observations", str(source))
+            for source in (clip / "manual.jsonl", recording, recording / "log.jsonl")]
+    assert all(done.returncode == 0 for done in runs), [d.stderr for d in runs]
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+    assert '"kind": "legal"' in runs[0].stdout

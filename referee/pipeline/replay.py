@@ -3,6 +3,7 @@ observation file, events out in time order."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from referee.observations import Declare, Observation, ObservationError, read_observation_file
+from referee.observations import (
+    Declare,
+    Observation,
+    ObservationError,
+    parse_line,
+    read_observation_file,
+)
 from referee.pipeline.events import Event, StatusEvent
 from referee.pipeline.runner import RefereePipeline
 
@@ -79,7 +86,12 @@ def read_frames(path: Path, info: VideoInfo) -> Iterator[tuple[int, float, Image
 
 
 def read_manual(path: Path) -> list[Observation]:
-    """Manual inputs (declare lines; a setup line is skipped). Raises ObservationError."""
+    """Manual inputs (declare lines; a setup line is skipped), from a file of observation
+    lines or from a dashboard recording (its folder or its ``log.jsonl``, whose declarations
+    are taken). Raises ObservationError."""
+    recorded = recording_declarations(path)
+    if recorded is not None:
+        return recorded
     _, observations = read_observation_file(path)
     for item in observations:
         if not isinstance(item, Declare):
@@ -117,3 +129,40 @@ def replay(path: Path, info: VideoInfo, pipeline: RefereePipeline,
                           f"Reading stopped at frame {last_index + 1} of the {info.frames} the "
                           "file says it has: the rest could not be read.")
     yield from pipeline.finish(last_t)
+
+
+def recording_declarations(path: Path) -> list[Observation] | None:
+    """The declarations a dashboard recording holds (folder or ``log.jsonl``: lines
+    ``{"i", "t", "kind": "observation", "observation": {...}}``), or None when ``path`` is
+    not a recording's log."""
+    log = path / "log.jsonl" if path.is_dir() else path
+    try:
+        with log.open(encoding="utf-8", errors="replace") as handle:
+            first = next((line for line in handle if line.strip()), "")
+    except OSError:
+        return None
+    try:
+        head = json.loads(first)
+    except (ValueError, RecursionError):
+        return None
+    if not (isinstance(head, dict) and "kind" in head and "i" in head):
+        return None
+    out: list[Observation] = []
+    text = log.read_text(encoding="utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue  # a line cut short by a kill
+        if not isinstance(entry, dict) or entry.get("kind") != "observation":
+            continue
+        body = entry.get("observation")
+        if not isinstance(body, dict) or body.get("type") != "declare":
+            continue
+        try:
+            item = parse_line(json.dumps(body))
+        except ObservationError as error:
+            raise ObservationError(f"{log}: line {number}: {error}") from None
+        if isinstance(item, Declare):
+            out.append(item)
+    return out
