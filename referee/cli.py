@@ -375,9 +375,14 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     found = run_detect(picture, identifier, detector)
     result = found.to_json()
     if calibration is not None:
+        from referee.detection.pieces import coins_in, tokens_in
+
         plane = calibration.plane
         for card, data in zip(found.cards, result["cards"], strict=True):
             data["corners_mm"] = plane.to_table(np.asarray(card.corners)).round(1).tolist()
+        # Coins and tokens are found on the calibrated board (a piecepack or grid board).
+        result["coins"] = coins_in(picture, calibration)
+        result["tokens"] = tokens_in(picture, calibration)
     if annotate_file:
         try:
             written = cv2.imwrite(annotate_file, annotate(picture, found))
