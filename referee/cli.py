@@ -395,7 +395,14 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     else:
         for data in result["cards"]:
             click.echo(f"{data['card']:>4}  {data['confidence']:.2f}  corners {data['corners']}")
-        click.echo(f"{len(result['cards'])} card(s)")
+        for coin in result["coins"]:
+            click.echo(f"coin  centre {coin['center']} mm")
+        for token in result["tokens"]:
+            click.echo(f"{token['colour']} token  square {token['square']}")
+        counts = [f"{len(result['cards'])} card(s)"]
+        if calibration is not None:
+            counts += [f"{len(result['coins'])} coin(s)", f"{len(result['tokens'])} token(s)"]
+        click.echo(", ".join(counts))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -152,3 +152,14 @@ def test_manual_inputs_can_come_from_a_dashboard_recording(tmp_path: Path) -> No
     assert all(done.returncode == 0 for done in runs), [d.stderr for d in runs]
     assert runs[0].stdout == runs[1].stdout == runs[2].stdout
     assert '"kind": "legal"' in runs[0].stdout
+
+
+def test_a_header_claiming_more_frames_than_there_are_adds_no_bad_frames() -> None:
+    from dataclasses import replace
+
+    from referee.pipeline.replay import probe_video, read_frames
+
+    video = ROOT / "sample_footage" / "shove" / "video.mp4"
+    info = probe_video(video)
+    frames = list(read_frames(video, replace(info, frames=info.frames + 100_000)))
+    assert len(frames) == info.frames and all(frame is not None for _, _, frame in frames)

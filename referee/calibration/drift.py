@@ -34,6 +34,7 @@ class DriftReport:
     shift_mm: float | None  # median displacement of the features found, on the table
     calibration: Calibration  # the calibration to use from now on
     message: str
+    reason: str = ""  # why rulings pause, in a few words (status "paused")
 
 
 def _marker_shift(frame: Image, calibration: Calibration, design: SheetDesign,
@@ -105,7 +106,8 @@ class DriftChecker:
             return self._check_board(frame, shift)
         reason = ("the calibration markers are out of view" if shift is None
                   else f"camera moved {shift:.1f} mm and too few markers are in view")
-        return DriftReport("paused", shift, cal, f"rulings paused: {reason}; calibrate again")
+        return DriftReport("paused", shift, cal, f"rulings paused: {reason}; calibrate again",
+                           reason)
 
     def _check_board(self, frame: Image, marker_shift: float | None) -> DriftReport:
         """Find the board again through the current calibration: a small move shows as the
@@ -117,8 +119,8 @@ class DriftChecker:
                        if isinstance(layout, PiecepackLayout)
                        else locate_grid(frame, cal.plane, layout))  # type: ignore[arg-type]
         except CalibrationError as error:
-            return DriftReport("paused", marker_shift, cal,
-                               f"rulings paused: the board cannot be found ({error})")
+            reason = f"the board cannot be found ({error})"
+            return DriftReport("paused", marker_shift, cal, f"rulings paused: {reason}", reason)
         corners = np.array([[0.0, 0.0], [200.0, 0.0], [0.0, 200.0], [200.0, 200.0]])
         shift = float(np.max(np.linalg.norm(located.pose.to_table(corners) - corners, axis=1)))
         if shift <= MOVED_MM:

@@ -15,9 +15,14 @@ Image = npt.NDArray[np.uint8]
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
 
 
+def is_camera_index(source: str) -> bool:
+    """Whether ``source`` names a camera (0, 1, ...) rather than a file."""
+    return source.isascii() and source.isdigit()
+
+
 def read_frames(source: str, max_frames: int = 30) -> Iterator[Image]:
     """Frames of ``source``: an image file (one frame), a video file, or a camera index."""
-    if source.isascii() and source.isdigit():
+    if is_camera_index(source):
         capture = cv2.VideoCapture(int(source))
         if not capture.isOpened():
             raise CalibrationError(f"camera {source} cannot be opened")

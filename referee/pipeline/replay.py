@@ -29,6 +29,8 @@ WARNED_FRAMES: Final = 3
 #: This long (s of video) of unreadable frames in a row is taken as the end of what can be
 #: read, whatever frame count the file's header gives (a damaged header can claim millions).
 LOST_AFTER_S: Final = 20.0
+
+
 class VideoError(ValueError):
     """A video that cannot be replayed at all."""
 
@@ -62,23 +64,26 @@ def probe_video(path: Path) -> VideoInfo:
 def read_frames(path: Path, info: VideoInfo) -> Iterator[tuple[int, float, Image | None]]:
     """(index, t, frame) per frame; frame None for one that could not be decoded (the
     index still advances, so times stay true). Reading goes on past bad frames to the frame
-    count the container gives (the decoder picks up again at the next good frame); without
-    a count it ends at the first frame that cannot be read."""
+    count the container gives (the decoder picks up again at the next good frame), but
+    ``LOST_AFTER_S`` of them in a row end it; without a count it ends at the first frame
+    that cannot be read. Bad frames are given only when a good one follows them: the
+    failed reads past the real end of a file whose header claims more are not frames."""
     capture = cv2.VideoCapture(str(path))
     index = 0
-    run = 0  # unreadable frames in a row
+    pending = 0  # unreadable frames in a row, given once a readable one follows
     lost_after = max(1, round(LOST_AFTER_S * info.fps))
     try:
         while True:
             ok, frame = capture.read()
             if not ok or frame is None:
-                run += 1
-                if info.frames and index < info.frames and run < lost_after:
-                    yield index, index / info.fps, None
-                    index += 1
+                pending += 1
+                if info.frames and index + pending <= info.frames and pending < lost_after:
                     continue
                 return
-            run = 0
+            for bad in range(index, index + pending):
+                yield bad, bad / info.fps, None
+            index += pending
+            pending = 0
             yield index, index / info.fps, np.asarray(frame, dtype=np.uint8)
             index += 1
     finally:

@@ -257,11 +257,9 @@ class RefereePipeline:
                 # checker cannot tell drift from its own failure here, so it is turned off
                 # rather than pausing a referee whose calibration is as given.
                 self._drift = None
-                reason = report.message.removeprefix("rulings paused: ") \
-                    .removesuffix("; calibrate again")
                 return [StatusEvent(index, t, "warning", "Camera drift cannot be checked "
-                                    f"on this footage ({reason}); rulings go on with the "
-                                    "calibration as given.")]
+                                    f"on this footage ({report.reason or report.message}); "
+                                    "rulings go on with the calibration as given.")]
         if report.status == "resolved":
             checker.calibration = report.calibration
             self.tracker.recalibrate(report.calibration)

@@ -28,7 +28,9 @@ from pydantic import ValidationError
 from referee.adjudication import Session
 from referee.calibration.errors import CalibrationError
 from referee.calibration.model import Calibration, load_calibration, save_calibration
+from referee.calibration.sources import is_camera_index
 from referee.observations import CardPlaced, Observation
+from referee.rules.base import ObservationInputError
 from referee.rules.registry import GAMES, rules_for
 from referee.web.hub import Hub
 from referee.web.live import LiveConfig, LiveSession
@@ -77,6 +79,15 @@ class ServerConfig:
     @property
     def uploads(self) -> Path:
         return self.recordings / "uploads"
+
+
+def _at_table(session: Session, observation: Observation) -> bool:
+    """Whether the game knows who the observation names (a player, or a Shove colour)."""
+    try:
+        session.rules.apply(session.state, observation)
+    except ObservationInputError:
+        return False
+    return True
 
 
 def inside(root: Path, name: str) -> Path:
@@ -183,7 +194,7 @@ class Dashboard:
     def video_of(self, source: SourceRef) -> tuple[str, str, Path | None]:
         """(what to open, label, observations file beside it or None)."""
         if source.kind == "camera":
-            if not (source.id.isascii() and source.id.isdigit()) or int(source.id) > 63:
+            if not is_camera_index(source.id) or int(source.id) > 63:
                 raise HTTPException(400, "a camera is given by its index (0, 1, ...)")
             return source.id, f"camera {source.id}", None
         if source.kind == "clip":
@@ -206,22 +217,29 @@ class Dashboard:
                                              if v is not None and v != ""}
         board = settings.get("board")
         if isinstance(board, str) and board != "default":
-            settings["board"] = str(inside(self.config.calibrations, board))
+            folder = self.config.calibrations.resolve()
+            path = Path(board).resolve() if Path(board).is_absolute() \
+                else inside(self.config.calibrations, board)
+            if not path.is_relative_to(folder):  # (a recording keeps the path it resolved)
+                raise HTTPException(404, "no such file")
+            settings["board"] = str(path)
         return settings
 
-    def recorded_buttons(self, source: SourceRef) -> list[Observation]:
+    def recorded_buttons(self, source: SourceRef, session: Session) -> list[Observation]:
         """A sample clip's ``manual.jsonl``: the buttons pressed while it was filmed (what
         the camera cannot see), fed at their times as ``referee replay --observations``
-        does; none for other sources or when the file cannot be read."""
+        does; none for other sources or when the file cannot be read, and none pressed by
+        a player not at this table (the players were renamed)."""
         from referee.pipeline.replay import read_manual
 
         if source.kind != "clip":
             return []
         path = inside(self.config.samples, source.id) / "manual.jsonl"
         try:
-            return read_manual(path) if path.is_file() else []
+            declared = read_manual(path) if path.is_file() else []
         except (ValueError, OSError):
             return []
+        return [d for d in declared if _at_table(session, d)]
 
     def calibration(self, name: str | None, source: SourceRef) -> Calibration | None:
         if not name:
@@ -268,7 +286,7 @@ class Dashboard:
                                             calibration)
             except ValueError as error:  # a calibration for another board or image size
                 raise HTTPException(400, str(error)) from None
-            for declared in self.recorded_buttons(request.source):
+            for declared in self.recorded_buttons(request.source, session):
                 pipeline.manual(declared)
             mode_label = "camera pipeline"
         else:

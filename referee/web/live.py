@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from referee.calibration.model import Calibration
+from referee.calibration.sources import is_camera_index
 from referee.observations import CardPlaced, Declare, dump_observation
 from referee.pipeline.events import (
     Event,
@@ -28,7 +29,7 @@ from referee.pipeline.events import (
     TableEvent,
     TrackedObject,
 )
-from referee.pipeline.replay import LOST_AFTER_S
+from referee.pipeline.replay import LOST_AFTER_S, WARNED_FRAMES
 from referee.web.adjudicate import Entry, RulingAt, apply_correction, diff_rulings, readjudicate
 from referee.web.hub import Hub
 from referee.web.overlay import board_lines_mm, draw, jpeg
@@ -196,7 +197,7 @@ class LiveSession:
 
     def _open(self) -> cv2.VideoCapture:
         source = self.config.source
-        capture = cv2.VideoCapture(int(source) if source.isascii() and source.isdigit() else source)
+        capture = cv2.VideoCapture(int(source) if is_camera_index(source) else source)
         if not capture.isOpened():
             raise ValueError(f"cannot open the source {self.config.source_label}")
         return capture
@@ -209,18 +210,25 @@ class LiveSession:
         started = time.monotonic()
         index = 0
         count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-        camera = self.config.source.isascii() and self.config.source.isdigit()
+        camera = is_camera_index(self.config.source)
         calibration = self.config.calibration
-        size = tuple(calibration.image_size) if calibration is not None else None
+        # The camera pipeline maps frames of the calibrated size only (replaying recorded
+        # observations uses the calibration for the overlay alone).
+        size = tuple(calibration.image_size) \
+            if calibration is not None and self.config.mode == "vision" else None
         skipped = run = 0
         try:
             while not self._stop.is_set():
                 self._drain()
                 ok, image = capture.read()
-                # A frame of another size is not one the calibration maps (a camera that
-                # came back at another resolution): skipped like an unreadable one.
                 wrong_size = ok and image is not None and size is not None \
                     and image.shape[1::-1] != size
+                if camera and wrong_size:
+                    self._status("error", f"{self.config.source_label} now sends "
+                                 f"{image.shape[1]}x{image.shape[0]} frames but the "
+                                 "calibration is for another size: the session has ended "
+                                 "(calibrate again); what was recorded is kept.")
+                    break
                 if not ok or image is None or wrong_size:
                     if self.config.loop_video and index > 0:
                         capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
@@ -228,11 +236,12 @@ class LiveSession:
                     run += 1
                     if wrong_size or (not camera and index < count
                                       and run < LOST_AFTER_S * fps):
-                        skipped += 1  # a bad frame in a file, or one of another size
-                        if skipped <= 3:
+                        skipped += 1
+                        if skipped <= WARNED_FRAMES:
+                            why = "is not the calibrated size" if wrong_size \
+                                else "could not be read"
                             self._status("warning", f"Frame {index} (t={index / fps:.2f} s) "
-                                         "could not be read or is not the calibrated size; "
-                                         "skipped.")
+                                         f"{why}; skipped.")
                         index += 1
                         continue
                     back = self._camera_back(capture) if camera else None
@@ -286,10 +295,11 @@ class LiveSession:
             ok, _ = again.read() if again.isOpened() else (False, None)
             if ok:
                 self._status("info", "The camera is back.")
-                return again
+                return again  # (a frame of another size then ends the session, said why)
             again.release()
-        self._status("error", f"The camera ({self.config.source_label}) did not come back: "
-                     "the session has ended, and what was recorded is kept.")
+        if not self._stop.is_set():  # (stopped by the page: nothing more to say)
+            self._status("error", f"The camera ({self.config.source_label}) did not come "
+                         "back: the session has ended, and what was recorded is kept.")
         return None
 
     def _start_recording(self, fps: float, frame: Image) -> None:

@@ -117,6 +117,10 @@ def test_a_calibration_for_other_frames_is_refused_for_the_camera_pipeline(
         "calibration": "other.json", "mode": "vision", "speed": 0})
     assert response.status_code == 400
     assert "the calibration is for 1920x1080 frames" in response.json()["detail"]
+    # Replaying recorded observations uses a calibration for the overlay only.
+    start_clip(client, calibration="other.json", mode="recorded")
+    state = wait_for(lambda: _finished(client), "the clip to end")
+    assert len(state["rulings"]) == len(_recorded_rulings("shove-piggy-shove"))
 
 
 def test_a_shove_board_layout_is_read_only_from_the_calibrations_folder(
@@ -126,6 +130,18 @@ def test_a_shove_board_layout_is_read_only_from_the_calibrations_folder(
                                json={"settings": {"board": path}})
         assert response.status_code in (400, 404), path
         assert "passwd" not in response.text and "JSON" not in response.text
+
+
+def test_a_board_layout_in_the_calibrations_folder_is_used_by_name_or_path(
+        client: TestClient, config: ServerConfig) -> None:
+    from tests.rules.test_shove_grid import START, layout_file
+
+    path = Path(layout_file(config.calibrations, START))
+    for board in (path.name, str(path)):  # a recording keeps the path it was given
+        response = client.post("/api/replay/clip-shove/readjudicate",
+                               json={"settings": {"board": board}})
+        assert response.status_code == 200, response.text
+        assert response.json()["settings"]["board"] == str(path.resolve())
 
 
 def test_files_are_served_only_from_their_folders(client: TestClient) -> None:
