@@ -19,11 +19,12 @@ import numpy.typing as npt
 from referee.calibration.layouts import GridBoardLayout, layout_for_game
 from referee.calibration.model import Calibration
 from referee.tracking.tokens import read_board
-from referee.tracking.topdown import TableView
+from referee.tracking.topdown import TableView, grid_bounds, piecepack_bounds
+from referee.tracking.tracker import BOARD_SCALE
 
 Image = npt.NDArray[np.uint8]
 COIN_MM: Final = 19.0
-PX_PER_MM: Final = 2.0
+PX_PER_MM: Final = BOARD_SCALE  # the tracker's top-down scale for boards
 #: Hough accumulator threshold: low, so that faint coins are candidates; the rim test
 #: below throws out the circles noise makes.
 HOUGH_VOTES: Final = 12
@@ -42,9 +43,8 @@ def coins_in(image: Image, calibration: Calibration) -> list[dict[str, Any]]:
     board = calibration.board
     if board is None or board.kind != "piecepack":
         return []
-    pitch, tiles = board.pitch_mm, board.tiles_per_side or 9
-    view = TableView.build(calibration.plane, (-20.0, -40.0, 4 * pitch + 20.0,
-                                               tiles * pitch + 20.0), PX_PER_MM)
+    view = TableView.build(calibration.plane,
+                           piecepack_bounds(board.pitch_mm, board.tiles_per_side), PX_PER_MM)
     top = view.warp(image)
     lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB).astype(np.float32)
     grey: Image = np.asarray(cv2.GaussianBlur(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), (0, 0),
@@ -102,8 +102,8 @@ def tokens_in(image: Image, calibration: Calibration) -> list[dict[str, Any]]:
         return []
     layout = layout_for_game("shove")
     assert isinstance(layout, GridBoardLayout)
-    view = TableView.build(calibration.plane, (-5.0, -5.0, layout.width_mm + 5.0,
-                                               layout.height_mm + 5.0), PX_PER_MM)
+    view = TableView.build(calibration.plane, grid_bounds(layout.width_mm, layout.height_mm),
+                           PX_PER_MM)
     reading = read_board(view, view.warp(image), layout.rows, layout.cols, layout.square_mm)
     size = layout.square_mm
     return [{"colour": colour, "square": [row, col],

@@ -96,3 +96,13 @@ def view_around(plane: PlaneMap, half_size_mm: tuple[float, float]) -> Bounds:
     hx, hy = half_size_mm
     return (max(x0, centre[0] - hx), max(y0, centre[1] - hy),
             min(x1, centre[0] + hx), min(y1, centre[1] + hy))
+
+
+def piecepack_bounds(pitch_mm: float, tiles_per_side: int | None) -> Bounds:
+    """The piecepack board's frame (mm) with room for coins short of line 1 and past it."""
+    return (-20.0, -40.0, 4 * pitch_mm + 20.0, (tiles_per_side or 9) * pitch_mm + 20.0)
+
+
+def grid_bounds(width_mm: float, height_mm: float) -> Bounds:
+    """The Shove grid board's frame (mm) with a small margin."""
+    return (-5.0, -5.0, width_mm + 5.0, height_mm + 5.0)

@@ -36,7 +36,13 @@ from referee.tracking.coins import CoinObserver
 from referee.tracking.motion import STILL_FRAMES, MotionGate, StableDetector, small_grey
 from referee.tracking.seats import ArmTracer, SeatDirection, seat_directions
 from referee.tracking.tokens import read_board
-from referee.tracking.topdown import Image, TableView, view_around
+from referee.tracking.topdown import (
+    Image,
+    TableView,
+    grid_bounds,
+    piecepack_bounds,
+    view_around,
+)
 
 Mode = Literal["cards", "coins", "tokens"]
 MODES: Final[dict[str, Mode]] = {"shove-piggy-shove": "cards", "push-out-the-pig": "cards",
@@ -112,10 +118,9 @@ class TableTracker:
     def _bounds(self, calibration: Calibration) -> tuple[float, float, float, float]:
         board = calibration.board
         if self.mode == "coins" and board is not None:
-            p = board.pitch_mm
-            return (-20.0, -40.0, 4 * p + 20.0, (board.tiles_per_side or 9) * p + 20.0)
+            return piecepack_bounds(board.pitch_mm, board.tiles_per_side)
         if self.mode == "tokens" and self._grid is not None:
-            return (-5.0, -5.0, self._grid.width_mm + 5.0, self._grid.height_mm + 5.0)
+            return grid_bounds(self._grid.width_mm, self._grid.height_mm)
         return view_around(calibration.plane, CARD_VIEW_HALF_MM)
 
     # --- per frame -------------------------------------------------------------------
