@@ -95,6 +95,8 @@ function renderSource() {
   $("mode-note").textContent = SOURCES.vision_available ? "" :
     "The camera pipeline is not installed yet: the referee replays the clip's recorded observations (ground truth) at their times, so its rulings are not what the camera saw.";
   if (kind !== "camera") $("cal-frame").src = `/api/sources/${kind}/${encodeURIComponent(id)}/frame.jpg`;
+  else $("cal-frame").removeAttribute("src");
+  clicks = []; drawClicks();  // points clicked on another source's frame mean nothing here
 }
 async function initSetup() {
   [GAMES, SOURCES] = await Promise.all([api("/api/games"), api("/api/sources")]);
@@ -148,6 +150,7 @@ $("cal-save").onclick = async () => {
       name: $("cal-name").value, source: { kind, id }, clicks, width_mm: Number($("cal-w").value),
       depth_mm: Number($("cal-d").value), game: $("game").value }) });
     $("cal-msg").textContent = r.message; SOURCES = await api("/api/sources"); renderSource();
+    $("calibration").value = `${$("cal-name").value}.json`;  // the one just made
   } catch (e) { $("cal-msg").textContent = e.message; }
 };
 
@@ -309,11 +312,21 @@ $("c-ok").onclick = async () => {
   catch (e) { addStatus(e.message, "error"); }
 };
 document.querySelectorAll("[data-declare]").forEach((b) => b.addEventListener("click", async () => {
-  const what = b.dataset.declare, value = what === "die_roll" ? Number($("m-value").value || 0) : null;
+  const what = b.dataset.declare, value = what === "die_roll" ? Number($("m-value").value) : null;
+  if (what === "die_roll" && !(Number.isInteger(value) && value >= 1 && value <= 4)) {
+    addStatus("Type the number the die shows (1 to 4), then press Die roll.", "error"); return;
+  }
   try { await api("/api/session/declare", { method: "POST", body: JSON.stringify({ player: $("m-player").value || null, what, value }) }); }
   catch (e) { addStatus(e.message, "error"); }
 }));
-$("stop").onclick = async () => { await api("/api/session", { method: "DELETE" }); addStatus("Stopped."); };
+$("stop").onclick = async () => {
+  await api("/api/session", { method: "DELETE" });
+  // nothing runs any more: no buttons, no recording mark, no camera image to ask for
+  live.session = null; $("live-rec").textContent = "";
+  document.querySelectorAll("[data-declare]").forEach((b) => b.classList.add("hidden"));
+  $("m-value").classList.add("hidden");
+  addStatus("Stopped; the recording is under Dispute replay.");
+};
 // the camera image: ask for the next frame when the last one has arrived (never piles up)
 function pollFrame() {
   const img = $("cam");
@@ -397,7 +410,9 @@ function step(index) {
 $("f-prev").onclick = () => step(stepIndex - 1); $("f-next").onclick = () => step(stepIndex + 1);
 $("f-slider").oninput = (e) => step(Number(e.target.value));
 $("r-run").onclick = async () => {
-  const out = $("r-changes"); out.innerHTML = "working…";
+  const out = $("r-changes");
+  if (!dispute) { out.textContent = "Open a recording or a clip first."; return; }
+  out.innerHTML = "working…";
   try {
     const r = await api(`/api/replay/${encodeURIComponent(dispute.id)}/readjudicate`, { method: "POST", body: JSON.stringify({ settings: readSettings($("r-settings"), false) }) });
     out.innerHTML = ""; out.append(el("p", {}, r.changes.length ? `${r.changes.length} ruling${r.changes.length === 1 ? "" : "s"} change:` : "No ruling changes with these settings."));
@@ -425,5 +440,7 @@ $("r-run").onclick = async () => {
 };
 
 // ---------- start
-initSetup().catch((e) => { $("setup-error").textContent = e.message; });
-api("/api/session").then((s) => { applySnapshot(s); }).catch(() => {}).finally(() => { connect(); pollFrame(); });
+// The running game's snapshot after the games are known (its buttons depend on them).
+initSetup().catch((e) => { $("setup-error").textContent = e.message; })
+  .then(() => api("/api/session")).then((s) => { applySnapshot(s); }).catch(() => {})
+  .finally(() => { connect(); pollFrame(); });
