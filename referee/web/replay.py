@@ -180,7 +180,8 @@ def open_recording(folder: Path) -> Dispute:
     settings: dict[str, Any] = dict(stored) if isinstance(stored, dict) else {}
     reader = FrameReader(segments(folder))
     dispute = Dispute(
-        id=folder.name, label=f"recording {folder.name}", game=game, players=players,
+        id=folder.name, label=f"recording {folder.name}{_mode_of(meta)}", game=game,
+        players=players,
         settings=settings, fps=_fps(meta.get("fps")),
         calibration=_calibration(meta.get("calibration")), frames=reader,
         entries=tuple(entries), tables=tables)
@@ -188,6 +189,13 @@ def open_recording(folder: Path) -> Dispute:
     last = max([e.index for e in entries] + [t[0] for t in tables], default=0)
     dispute.frame_count = max(reader.count(), last + 1)
     return dispute
+
+
+def _mode_of(meta: dict[str, Any]) -> str:
+    """How the recorded session was refereed, as the live view named it."""
+    mode = meta.get("mode")
+    return {"vision": " (camera pipeline)",
+            "recorded": " (replaying recorded observations)"}.get(str(mode), "")
 
 
 def _fps(value: Any) -> float:

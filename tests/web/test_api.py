@@ -173,6 +173,7 @@ def test_a_recording_replays_with_its_evidence(client: TestClient) -> None:
     rid = "rec-" + recordings[0]["id"]
     timeline = client.get(f"/api/replay/{rid}").json()
     assert timeline["frames"] == 377
+    assert timeline["label"].endswith("(replaying recorded observations)")  # its mode
     assert [r["message"] for r in timeline["rulings"]] == \
         [r["message"] for r in _recorded_rulings("shove-piggy-shove")]
     shove = next(r for r in timeline["rulings"] if r.get("evidence"))

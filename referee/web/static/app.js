@@ -20,6 +20,9 @@ async function api(path, options = {}) {
   return body;
 }
 const PALETTE = ["#3fb68b", "#4c9be8", "#e5a13a", "#d760a8", "#9c7de8", "#e5534b"];
+// a player named after a colour (Shove's red and blue) is drawn in it
+const NAMED = { red: "#e5534b", blue: "#4c9be8" };
+const playerColour = (p, n) => NAMED[String(p).toLowerCase()] ?? PALETTE[n % PALETTE.length];
 const fmtT = (t) => `${Math.floor(t / 60)}:${(t % 60).toFixed(1).padStart(4, "0")}`;
 
 // ---------- views
@@ -109,6 +112,22 @@ async function initSetup() {
   game.onchange = renderGame; source.onchange = renderSource;
   renderGame();
 }
+$("upload").addEventListener("change", async (ev) => {
+  const msg = $("upload-msg"); let video = null;
+  for (const file of ev.target.files) {
+    msg.textContent = `uploading ${file.name}…`;
+    try {
+      const r = await api(`/api/uploads?name=${encodeURIComponent(file.name)}`, {
+        method: "POST", body: file, headers: { "Content-Type": "application/octet-stream" } });
+      msg.textContent = `uploaded ${r.name} (${r.bytes} bytes)`;
+      if (!r.name.endsWith(".jsonl")) video = r.name;
+    } catch (e) { msg.textContent = `${file.name}: ${e.message}`; return; }
+  }
+  const keep = $("game").value;
+  await initSetup(); $("game").value = keep; renderGame();
+  if (video) { $("source").value = `upload:${video}`; renderSource(); }
+  ev.target.value = "";
+});
 $("start").addEventListener("click", async () => {
   $("setup-error").textContent = "";
   let [kind, id] = $("source").value.split(/:(.*)/s);
@@ -245,7 +264,7 @@ function renderBoard() {
   table.append(head);
   s.players.forEach((p, n) => {
     const tr = el("tr", { class: st.turn?.player === p ? "current" : "" });
-    const name = el("td"); name.append(el("span", { style: `color:${PALETTE[n % PALETTE.length]}` }, p));
+    const name = el("td"); name.append(el("span", { style: `color:${playerColour(p, n)}` }, p));
     tr.append(name, el("td", { class: "num" }, String(st.scores[p] ?? 0)), el("td", { class: "num" }, st.hands[p] ?? "–"), el("td", { class: "num" }, st.extra[p] ?? "–"));
     table.append(tr);
   });
@@ -267,8 +286,8 @@ function renderChart(st, players) {
     let d = ""; let last = 0;
     points.forEach((pt, k) => { const v = pt.scores[p] ?? last; d += `${k ? "L" : "M"}${x(pt.t)},${y(last)} L${x(pt.t)},${y(v)} `; last = v; });
     d += `L${x(tMax)},${y(last)}`;
-    svg.append(svgEl("path", { d, fill: "none", stroke: PALETTE[n % PALETTE.length], "stroke-width": 2.5 }));
-    const label = svgEl("text", { x: W - P + 2, y: y(last) + 4, fill: PALETTE[n % PALETTE.length], "font-size": 11 }); label.textContent = p; svg.append(label);
+    svg.append(svgEl("path", { d, fill: "none", stroke: playerColour(p, n), "stroke-width": 2.5 }));
+    const label = svgEl("text", { x: W - P + 2, y: y(last) + 4, fill: playerColour(p, n), "font-size": 11 }); label.textContent = p; svg.append(label);
   });
 }
 
@@ -364,6 +383,11 @@ async function openDispute(rid) {
   const game = GAMES.find((g) => g.name === dispute.game); const box = $("r-settings"); box.innerHTML = "";
   game.settings.forEach((s) => box.append(settingInput({ ...s, default: dispute.settings[s.name] ?? s.default }, "rs")));
   $("r-changes").innerHTML = "";
+  // nothing of the last recording's ruling stays on screen
+  selected = null; $("d-title").textContent = "Pick a ruling on the timeline";
+  ["d-before", "d-after"].forEach((id) => $(id).removeAttribute("src"));
+  $("d-before-cap").textContent = "before"; $("d-after-cap").textContent = "after";
+  ["d-message", "d-rule", "d-evidence", "d-actions", "d-geom"].forEach((id) => { $(id).innerHTML = ""; });
   step(0);
 }
 async function selectRuling(n) {
