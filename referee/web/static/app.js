@@ -341,10 +341,11 @@ document.querySelectorAll("[data-declare]").forEach((b) => b.addEventListener("c
 $("stop").onclick = async () => {
   await api("/api/session", { method: "DELETE" });
   // nothing runs any more: no buttons, no recording mark, no camera image to ask for
+  const recorded = live.session?.recording;
   live.session = null; $("live-rec").textContent = "";
   document.querySelectorAll("[data-declare]").forEach((b) => b.classList.add("hidden"));
   $("m-value").classList.add("hidden");
-  addStatus("Stopped; the recording is under Dispute replay.");
+  addStatus(recorded ? `Stopped; recording ${recorded} is under Dispute replay.` : "Stopped.");
 };
 // the camera image: ask for the next frame when the last one has arrived (never piles up)
 function pollFrame() {
