@@ -142,19 +142,17 @@ def recording_declarations(path: Path) -> list[Observation] | None:
     not a recording's log."""
     log = path / "log.jsonl" if path.is_dir() else path
     try:
-        with log.open(encoding="utf-8", errors="replace") as handle:
-            first = next((line for line in handle if line.strip()), "")
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
     try:
-        head = json.loads(first)
+        head = json.loads(next((line for line in lines if line.strip()), ""))
     except (ValueError, RecursionError):
         return None
     if not (isinstance(head, dict) and "kind" in head and "i" in head):
         return None
     out: list[Observation] = []
-    text = log.read_text(encoding="utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         try:
             entry = json.loads(line)
         except (ValueError, RecursionError):

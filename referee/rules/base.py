@@ -113,7 +113,7 @@ class Rules(ABC, Generic[StateT, SettingsT]):
 
     def apply(self, state: StateT, observation: Observation) -> Step[StateT]:
         """The state after ``observation`` and what the referee announces about it."""
-        self._check_player(state, getattr(observation, "player", None))
+        self.check_player(state, getattr(observation, "player", None))
         working = copy.deepcopy(state)
         rulings = self._apply(working, observation)
         return Step(working, tuple(rulings))
@@ -123,7 +123,7 @@ class Rules(ABC, Generic[StateT, SettingsT]):
         working = copy.deepcopy(state)
         return Step(working, tuple(self._finish(working, t)))
 
-    def _check_player(self, state: StateT, given: str | None) -> None:
+    def check_player(self, state: StateT, given: str | None) -> None:
         """An observation's ``player``, when given, must be one of the game's (bad input
         otherwise, whatever the observation)."""
         acting_player(state.players, given, "")

@@ -218,7 +218,7 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
             last_moved={"red": (0,) * len(layout.red), "blue": (0,) * len(layout.blue)},
         )
 
-    def _check_player(self, state: ShoveState, given: str | None) -> None:
+    def check_player(self, state: ShoveState, given: str | None) -> None:
         # A side may also be named by its colour, in any case ("Red", "blue").
         if given is None or _named(state, given) is not None:
             return

@@ -84,7 +84,7 @@ class ServerConfig:
 def _at_table(session: Session, observation: Observation) -> bool:
     """Whether the game knows who the observation names (a player, or a Shove colour)."""
     try:
-        session.rules.apply(session.state, observation)
+        session.rules.check_player(session.state, getattr(observation, "player", None))
     except ObservationInputError:
         return False
     return True
