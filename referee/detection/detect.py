@@ -87,9 +87,12 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # An outline whose both corners read as table or clutter is no card.
         # An outline read with hardly any confidence is, on real photos, mostly not a card
         # (paper, a box): 71 such false finds against 8 cards on edje-cards/train.
+        # An unreadable outline the shape finder alone vouches for is, on real photos,
+        # mostly a box, a book or paper: a card needs its identity or the detector's word.
         cardlike = [i for i, r in enumerate(found)
                     if not all(cls == NOT_A_CARD for cls, _ in r.corners)
-                    and r.confidence >= MIN_CARDNESS]
+                    and r.confidence >= MIN_CARDNESS
+                    and (r.card != UNSURE or outlines[i].learned)]
         # Of outlines of the same card, the one whose corners read best has them in place.
         chosen = [cardlike[k] for k in distinct(
             [outlines[i] for i in cardlike],

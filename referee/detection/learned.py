@@ -79,7 +79,7 @@ def tighten(image: Image, boxes: list[Outline]) -> list[Outline]:
     slopes = gradients(image)
     return [Outline(refine_edges(slopes, b.corners,
                                  reach=max(4.0, REFINE_REACH * _short_side(b.corners))),
-                    b.score) for b in boxes]
+                    b.score, b.learned) for b in boxes]
 
 
 def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
@@ -95,7 +95,7 @@ def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
         polygon = Polygon(corners)
         if polygon.area <= 0 or any(polygon_iou(polygon, other) > NMS_IOU for other, _ in chosen):
             continue
-        chosen.append((polygon, Outline(corners, float(score))))
+        chosen.append((polygon, Outline(corners, float(score), learned=True)))
     return [outline for _, outline in chosen]
 
 

@@ -30,6 +30,8 @@ SAME_CARD_IOU: Final = 0.5
 class Outline:
     corners: npt.NDArray[np.float64]  # 4 x 2 image pixels
     score: float  # how card-like: solidity times aspect agreement, 0..1
+    #: Found by the learned detector (``score`` is then its confidence), not by shape.
+    learned: bool = False
 
 
 def _whiteness(image: Image) -> npt.NDArray[np.uint8]:

@@ -181,3 +181,44 @@ def test_detect_refuses_what_it_cannot_do_in_one_line(tmp_path, case, needle) ->
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and needle in done.stderr, \
         done.stderr
     assert "Traceback" not in done.stderr
+
+
+class _Reads:
+    """A stand-in identifier: reads outlines by where their centre lies (x < 480: 7H)."""
+
+    def identify_many(self, image, cards, uncovered=None, *, quick=False):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        out = []
+        for corners in cards:
+            left = float(np.asarray(corners, float)[:, 0].mean()) < 480
+            out.append(CardReading("7H", 0.9, (("7H", 0.9), ("7H", 0.8))) if left else
+                       CardReading("??", 0.45, (("QC", 0.45), ("other", 0.9))))
+        return out
+
+    def confirm(self, readings, uncovered=None, *, ensemble=True):  # type: ignore[no-untyped-def]
+        return list(readings)
+
+
+class _Finds:
+    """A stand-in detector that finds one card where the right-hand card lies."""
+
+    def __init__(self, corners: np.ndarray) -> None:
+        self.corners = corners
+
+    def find(self, image):  # type: ignore[no-untyped-def]
+        from referee.detection.outlines import Outline
+
+        return [Outline(self.corners, 0.6, learned=True)]
+
+
+def test_an_unreadable_outline_needs_the_detector_s_word() -> None:
+    # Two cards the shape finder outlines; the right-hand one reads ??. Found by shape
+    # alone, a ?? is mostly a box or paper on real photos, so it is dropped; the same
+    # outline found by the learned detector is a card that could not be read.
+    image, cards = _two_cards()
+    by_shape = detect(image, _Reads())  # type: ignore[arg-type]
+    assert [c.card for c in by_shape.cards] == ["7H"]
+    right = max(cards, key=lambda c: float(c[:, 0].mean()))
+    both = detect(image, _Reads(), _Finds(right))  # type: ignore[arg-type]
+    assert sorted(c.card for c in both.cards) == ["7H", "??"]
