@@ -23,8 +23,8 @@ from referee.rulings import (
     Turn,
 )
 
-#: A coin of the turn reported stopping again this soon (s) after the last coin stopped was
-#: knocked by it and is still part of that turn. (The tracker reports knocked coins with the
+#: A coin of the turn reported stopping again less than this (s) after the last coin stopped
+#: was knocked by it and is still part of that turn. (The tracker reports knocked coins with the
 #: coin that knocked them, at the same moment; a coin stopping later is the next shove, which
 #: may reuse an id of the turn before: ids are stable within a turn only.)
 KNOCK_SETTLE_S: Final = 0.5
@@ -121,10 +121,11 @@ def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> 
     this turn seen stopping again within ``KNOCK_SETTLE_S``); one knocked off the board is
     gone at the same moment (a coin of this turn removed later is being cleared away)."""
     if not isinstance(observation, CoinStopped | CoinRemoved) \
-            or observation.id not in state.coins or state.turn_ends_at is None:
+            or observation.id not in state.coins or state.turn_ends_at is None \
+            or observation.id in state.gone_at_end:  # a removed coin's id is a new coin's
         return False
     if isinstance(observation, CoinStopped):
-        return observation.t - state.turn_ends_at <= KNOCK_SETTLE_S
+        return observation.t - state.turn_ends_at < KNOCK_SETTLE_S
     return observation.t == state.turn_ends_at
 
 
@@ -147,6 +148,12 @@ def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
     radius = coin_radius(obs, settings)
     if coin is not None and coin.played is not None:  # knocked by another coin
         coin.center, coin.radius, coin.moved = obs.center, radius, True
+        return []
+    if coin is not None and state.turn_ends_at is not None:
+        # A coin short of line 1 knocked by the last coin: the turn has all its coins, so
+        # this is no shove; where it lies at the end counts, after the played coins.
+        coin.center, coin.radius, coin.moved = obs.center, radius, True
+        coin.played = state.played + 1
         return []
     state.coins[obs.id] = coin = Coin(obs.center, radius)
     if not reaches_line(obs.center[1], radius, settings.tile_mm):

@@ -147,6 +147,36 @@ def test_a_coin_id_of_the_last_turn_stopping_a_second_later_is_the_next_player_s
                                                                         (10.0, "Ann")]
 
 
+def test_the_next_player_s_coins_half_a_second_later_are_theirs() -> None:
+    # A knock settles in less than KNOCK_SETTLE_S; a coin 0.5 s after the fifth is the
+    # next shove, even with a reused id.
+    first = [{**c, "t": 0.5 * (i + 1)} for i, c in enumerate(turn(1, *MISSES[:4]))]
+    second = [{**c, "t": 3.0 + 0.5 * i} for i, c in enumerate(turn(2, *MISSES[:4]))]
+    rulings = rule([*first, *second])
+    scored = of_kind(rulings, "bed_scored")
+    assert [(r["scored_by"], r["bed"]) for r in scored] == [("Ann", 1), ("Ben", 2)]
+
+
+def test_a_cleared_coin_s_id_stopping_again_is_a_new_coin_of_the_next_turn() -> None:
+    coins = [{**c, "t": 1.0 + i} for i, c in enumerate(turn(1, *MISSES[:4]))]
+    cleared = [{"type": "coin_removed", "id": c["id"], "t": 5.0} for c in coins]
+    again = [{**coin("c0", bed_centre(2)), "t": 5.2}, {**coin("c1", 60.0), "t": 6.0}]
+    rulings = rule([*coins, *cleared, *again])
+    scored = of_kind(rulings, "bed_scored")
+    assert [(r["scored_by"], r["bed"]) for r in scored] == [("Ann", 1)]
+    assert [r["message"] for r in of_kind(rulings, "legal")][-2:] == [
+        "Ben's coin passed line 1: 1 of 5 played.", "Ben's coin passed line 1: 2 of 5 played."]
+
+
+def test_a_coin_short_of_line_one_knocked_by_the_fifth_is_no_sixth_shove() -> None:
+    observations = [coin("s", TILE - R - 5), *turn(*MISSES),
+                    {**coin("s", bed_centre(1)), "t": 6.2}, {**coin("d0", 60.0), "t": 7.0}]
+    rulings = rule(observations)
+    assert not any("6 of 5" in r["message"] for r in rulings)
+    assert [(r["coin"], r["bed"]) for r in of_kind(rulings, "bed_scored")] == [("s", 1)]
+    assert [(r["t"], r["player"]) for r in of_kind(rulings, "turn")] == [(6.0, "Ben")]
+
+
 def test_a_second_score_in_a_filled_bed_goes_to_the_opponent() -> None:
     rulings = rule(turn(3, 3, *MISSES[:3]))
     scored = of_kind(rulings, "bed_scored")
