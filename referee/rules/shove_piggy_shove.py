@@ -169,8 +169,15 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
             # The first card left the table (card_left_table): nothing to keep the answer from.
             return _legal_opening(state, obs, card, player, "answers with")
         (first, first_corners), = state.table.items()
-        gap = gap_mm(card_outline(obs.corners), card_outline(first_corners))
+        outline, first_outline = card_outline(obs.corners), card_outline(first_corners)
+        gap = gap_mm(outline, first_outline)
         gap_evidence = {"gap_mm": round(gap, 2), "open_gap_mm": state.settings.open_gap_mm}
+        overlap = overlap_mm2(outline, first_outline)
+        if overlap > state.settings.touch_tolerance_mm2:  # "does not touch", whatever the gap
+            return [illegal("opening_too_close",
+                            "The second card must not touch the first, and it overlaps it.",
+                            {**gap_evidence, "overlap_mm2": round(overlap, 1),
+                             "touch_tolerance_mm2": state.settings.touch_tolerance_mm2})]
         if gap < state.settings.open_gap_mm:
             return [illegal("opening_too_close",
                             f"The second card must lie at least {state.settings.open_gap_mm:g} mm "

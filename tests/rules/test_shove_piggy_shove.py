@@ -43,6 +43,13 @@ def test_opening_gap_is_a_setting() -> None:
     assert not of_kind(rulings, "illegal")
 
 
+def test_with_no_gap_required_the_second_card_still_must_not_touch_the_first() -> None:
+    rulings = rule([card("5S", 0, 0), card("9H", 40, 0)], open_gap_mm=0)
+    assert last(rulings, "illegal")["rule"] == "opening_too_close"
+    rulings = rule([card("5S", 0, 0), card("9H", 63, 0)], open_gap_mm=0)  # edges meet
+    assert not of_kind(rulings, "illegal")
+
+
 @pytest.mark.parametrize(
     ("first", "second", "legal"),
     [("5S", "8H", True), ("5S", "7H", False), ("2S", "4H", False), ("KS", "2H", False),
