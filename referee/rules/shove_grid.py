@@ -546,8 +546,7 @@ def _legal(state: ShoveState, phase: OpenPhase, best: Reached, t: float) -> Lega
         message = f"{who} made no actions: {used}."
     removals = [removal for ply in best.plies for removal in ply.removals()]
     player, actions = state.colours[phase.colour], [_action(ply) for ply in best.plies]
-    if not removals:
-        return Legal(t=t, message=message, player=player, actions=actions)
+    # ``removed`` is always there (empty when nothing was): the contract names it.
     return Legal(t=t, message=message, player=player, actions=actions,
                  removed=[_removed_piece(r) for r in removals])
 
