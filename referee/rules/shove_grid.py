@@ -479,8 +479,24 @@ def _diagnose(state: ShoveState, target: Board, t: float) -> Illegal:
         return Illegal(t=t, message=f"{who} needs {_count(needed, 'action')} to reach this board "
                        f"but rolled {roll}.", player=player, rule="too_many_actions",
                        needed_actions=needed, allowed_actions=roll)
+    mover = _out_of_turn(phase.colour, phase.board, target)
+    if mover is not None:
+        return _illegal(t, "out_of_turn", f"{mover.capitalize()} moved during "
+                        f"{phase.colour}'s phase: it is not {mover}'s turn.",
+                        state.colours[mover])
     return _illegal(t, "illegal_position", _what_is_wrong(phase.colour, phase.board, target),
                     player)
+
+
+def _out_of_turn(colour: Colour, before: Board, after: Board) -> Colour | None:
+    """The other side, when only its pieces moved (none came or went): a play out of
+    turn. (A blue piece a red push moved is no such play: that board has an explanation.)"""
+    other: Colour = "red" if colour == "blue" else "blue"
+    own = (before.blue, after.blue) if colour == "blue" else (before.red, after.red)
+    theirs = (before.red, after.red) if colour == "blue" else (before.blue, after.blue)
+    if own[0] == own[1] and theirs[0] != theirs[1] and len(theirs[0]) == len(theirs[1]):
+        return other
+    return None
 
 
 def _overdue_message(state: ShoveState, phase: OpenPhase) -> str:
