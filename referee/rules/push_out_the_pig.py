@@ -175,8 +175,9 @@ def _play(state: PushOutThePigState, obs: CardPlaced) -> list[Ruling]:
     state.played.append(card)
     state.to_play = next_player(state.players, player)
     if len(state.trick) == len(state.players):
-        rulings += _finish_trick(state, obs.t)
-    return rulings
+        return rulings + _finish_trick(state, obs.t)
+    return [*rulings, Turn(t=obs.t, player=state.to_play,
+                           message=f"{state.to_play} plays next.")]
 
 
 def _wrong_leader(state: PushOutThePigState, t: float, player: str, card: Card) -> list[Ruling]:

@@ -480,10 +480,9 @@ def _diagnose(state: ShoveState, target: Board, t: float) -> Illegal:
                        f"but rolled {roll}.", player=player, rule="too_many_actions",
                        needed_actions=needed, allowed_actions=roll)
     mover = _out_of_turn(phase.colour, phase.board, target)
-    if mover is not None:
+    if mover is not None:  # ruled on the open phase, whose board this is
         return _illegal(t, "out_of_turn", f"{mover.capitalize()} moved during "
-                        f"{phase.colour}'s phase: it is not {mover}'s turn.",
-                        state.colours[mover])
+                        f"{phase.colour}'s phase: it is not {mover}'s turn.", player)
     return _illegal(t, "illegal_position", _what_is_wrong(phase.colour, phase.board, target),
                     player)
 

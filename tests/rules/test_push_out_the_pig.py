@@ -43,6 +43,12 @@ def test_highest_card_of_the_led_suit_wins_and_leads_next() -> None:
     assert last(rulings, "turn")["player"] == "Ben"
 
 
+def test_every_card_of_a_trick_but_the_last_says_whose_turn_it_is() -> None:
+    rulings = rule(trick(("Ann", "2S"), ("Ben", "KS"), ("Cat", "AH"), ("Dan", "9S")))
+    assert [(r["t"], r["player"]) for r in of_kind(rulings, "turn")] == [
+        (1.0, "Ben"), (2.0, "Cat"), (3.0, "Dan"), (4.0, "Ben")]  # then the winner leads
+
+
 def test_ace_is_high() -> None:
     rulings = rule(trick(("Ann", "2S"), ("Ben", "KS"), ("Cat", "AS"), ("Dan", "QS")))
     assert last(rulings, "trick")["winner"] == "Cat"

@@ -279,8 +279,8 @@ def test_red_moving_while_blues_phase_is_open_is_illegal() -> None:
     game.see(MOVED_TWO)
     red_moved = MOVED_TWO.replace(".R.R.R.\n.......", ".R...R.\n...R...")
     rulings = game.see(red_moved)
-    illegal = only(rulings, "illegal")  # a play out of turn, by the side that moved
-    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "red")
+    illegal = only(rulings, "illegal")  # a play out of turn, ruled on blue's open phase
+    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "blue")
     assert game.state.phase is not None and game.state.phase.colour == "blue"
     rulings = game.end()  # blue ends the phase from the last legal board
     assert rulings[0]["player"] == "blue" and len(rulings[0]["actions"]) == 1
@@ -347,7 +347,7 @@ def test_red_alone_moving_in_blues_phase_is_illegal() -> None:
     rulings = game.see(START.replace(".R.R.R.\n.......", ".R.R...\n.....R."))
     illegal = only(rulings, "illegal")
     assert illegal["message"] == "Red moved during blue's phase: it is not red's turn."
-    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "red")
+    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "blue")
 
 
 def test_blue_moving_in_reds_phase_is_out_of_turn() -> None:
@@ -356,7 +356,8 @@ def test_blue_moving_in_reds_phase_is_out_of_turn() -> None:
     game.end()  # blue passes; red's phase is open
     rulings = game.see(START.replace("B.B.B.B\n.......", "B.B...B\n....B.."))
     illegal = only(rulings, "illegal")
-    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "blue")
+    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "red")
+    assert illegal["message"] == "Blue moved during red's phase: it is not blue's turn."
 
 
 def test_blue_piece_vanishing_during_reds_phase(tmp_path: Path) -> None:
