@@ -23,6 +23,7 @@ import time
 import cv2
 import finders
 import numpy as np
+from matching import best_first
 from shapely.geometry import Polygon
 
 from referee.detection.crops import order_corners
@@ -66,7 +67,7 @@ def main() -> None:
         times.append(time.perf_counter() - started)
         outlines = [np.array(c.corners) for c in result.cards]
         detections += len(outlines)
-        used: set[int] = set()
+        counted = []
         for obj in truth.objects:
             if obj.kind != "card":
                 continue
@@ -74,17 +75,21 @@ def main() -> None:
             sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
             inside = bool((corners >= 0).all() and (corners[:, 0] < 1280).all()
                           and (corners[:, 1] < 720).all())
-            if not inside or sides.min() < MIN_WIDTH_PX:
-                continue
+            if inside and sides.min() >= MIN_WIDTH_PX:
+                counted.append(obj)
+        truths = [np.array(obj.corners_px) for obj in counted]
+        pairs = best_first(len(truths), len(outlines),
+                           lambda k, i, o=outlines, c=truths: _iou(o[i], c[k]))
+        used = set(pairs.values())
+        for k, obj in enumerate(counted):
             full = obj.visible_fraction >= 0.99
             seen = obj.visible_fraction >= 0.4
             cards += 1
             full_cards += full
             seen_cards += seen
-            scores = [(_iou(o, corners), i) for i, o in enumerate(outlines) if i not in used]
-            best, index = max(scores, default=(0.0, -1))
-            if best >= 0.5:
-                used.add(index)
+            if k in pairs:
+                index = pairs[k]
+                best = _iou(outlines[index], truths[k])
                 found += 1
                 full_found += full
                 seen_found += seen

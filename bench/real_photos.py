@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import finders
 import numpy as np
+from matching import best_first
 
 from referee.detection.detect import detect
 
@@ -57,19 +58,11 @@ def load_labels(root: Path, split: str) -> dict[str, list[tuple[str, list[float]
 
 def match(boxes: list[list[float]], detected: list[list[float]],
           ) -> list[tuple[int | None, float]]:
-    """For each labelled box in turn, the unused detection overlapping it best if its
-    IoU is >= 0.5 (else None), and that best IoU."""
-    used: set[int] = set()
-    out: list[tuple[int | None, float]] = []
-    for box in boxes:
-        scored = [(_iou(box, d), i) for i, d in enumerate(detected) if i not in used]
-        best_iou, best = max(scored, default=(0.0, -1))
-        if best_iou >= 0.5:
-            used.add(best)
-            out.append((best, best_iou))
-        else:
-            out.append((None, best_iou))
-    return out
+    """For each labelled box, the detection paired with it (``best_first``; else None) and
+    the best IoU any detection has with it."""
+    pairs = best_first(len(boxes), len(detected), lambda k, i: _iou(boxes[k], detected[i]))
+    return [(pairs.get(k), max((_iou(box, d) for d in detected), default=0.0))
+            for k, box in enumerate(boxes)]
 
 
 def _area(box: list[float]) -> float:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
+import matching
 import real_photos
 
 
@@ -28,3 +29,13 @@ def test_a_strip_is_found_inside_a_whole_outline_that_no_label_took() -> None:
     assert real_photos.covered_matches([nine, ten], detected[:1],
                                        real_photos.match([nine, ten], detected[:1])) \
         == [False, False]
+
+
+def test_pairs_are_taken_best_first_so_a_covered_card_cannot_claim_the_top_card() -> None:
+    # A card half under another, listed first: the top card's outline overlaps it with IoU
+    # 0.6 and its own card with 0.95. Taken in turn, the covered card took it and the top
+    # card counted as missed.
+    ious = {(0, 0): 0.6, (1, 0): 0.95, (0, 1): 0.1, (1, 1): 0.0}
+    assert matching.best_first(2, 2, lambda k, i: ious[k, i]) == {1: 0}
+    ious[0, 1] = 0.55  # the covered card's own outline
+    assert matching.best_first(2, 2, lambda k, i: ious[k, i]) == {1: 0, 0: 1}
