@@ -29,8 +29,11 @@ MIN_SCORE: Final = 0.25
 NMS_IOU: Final = 0.7
 LETTERBOX_GREY: Final = 114
 #: The box's sides are moved onto the card's edges found within this share of its short
-#: side (the boxes are a few mm off; index crops from them miss the index).
-REFINE_REACH: Final = 0.08
+#: side (the boxes are a few mm off, often more than 8% of the card's width; index crops
+#: from them miss the index), an edge weighed by a Gaussian of REFINE_SPREAD of the short
+#: side (a far edge must be stronger). Chosen on held-out frames, models/README.md.
+REFINE_REACH: Final = 0.2
+REFINE_SPREAD: Final = 0.1
 
 
 class CardDetector:
@@ -78,7 +81,8 @@ def tighten(image: Image, boxes: list[Outline]) -> list[Outline]:
         return boxes
     slopes = gradients(image)
     return [Outline(refine_edges(slopes, b.corners,
-                                 reach=max(4.0, REFINE_REACH * _short_side(b.corners))),
+                                 reach=max(4.0, REFINE_REACH * _short_side(b.corners)),
+                                 spread=max(2.0, REFINE_SPREAD * _short_side(b.corners))),
                     b.score, b.learned) for b in boxes]
 
 

@@ -150,14 +150,17 @@ def gradients(image: Image) -> Gradients:
 
 
 def refine_edges(slopes: Gradients, corners: npt.NDArray[np.float64],
-                 reach: float = 8.0) -> npt.NDArray[np.float64]:
+                 reach: float = 8.0, spread: float | None = None) -> npt.NDArray[np.float64]:
     """Move each side of a card quad onto the strongest edge within ``reach`` pixels along
-    its normal (sub-pixel line fit), and take the new corners where the sides meet."""
+    its normal (sub-pixel line fit), and take the new corners where the sides meet. With
+    ``spread`` (pixels), an edge's strength is weighed by how near the side it lies (a
+    Gaussian of that width), so a far edge must be much stronger to be taken."""
     gx, gy = slopes
     pts = np.asarray(corners, dtype=np.float64)
     centre = pts.mean(axis=0)
     lines = []
     offsets = np.arange(-reach, reach + 0.01, 0.5)
+    weights = np.exp(-0.5 * (offsets / spread) ** 2) if spread else np.ones_like(offsets)
     for a, b in zip(pts, np.roll(pts, -1, axis=0), strict=True):
         direction = (b - a) / max(np.linalg.norm(b - a), 1e-9)
         normal = np.array([-direction[1], direction[0]])
@@ -168,7 +171,7 @@ def refine_edges(slopes: Gradients, corners: npt.NDArray[np.float64],
         ys = (samples[:, None, 1] + offsets[None, :] * normal[1]).astype(np.float32)
         across = np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR) * normal[0]
                         + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR) * normal[1])
-        best = offsets[np.argmax(across, axis=1)]
+        best = offsets[np.argmax(across * weights, axis=1)]
         strong = across.max(axis=1) > 4 * np.median(across) + 1e-3
         if strong.sum() < 6:
             lines.append((a, b))

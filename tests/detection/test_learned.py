@@ -65,3 +65,19 @@ def test_a_box_a_few_mm_off_is_moved_onto_the_cards_edges() -> None:
     assert tight.score == 0.8
     assert np.abs(tight.corners - card).max() < 1.5
     assert overlap(tight.corners, card) > 0.98
+
+
+def test_with_a_spread_a_side_takes_a_near_edge_over_a_stronger_far_one() -> None:
+    from referee.detection.outlines import gradients, refine_edges
+
+    # A grey card (x from 100) with a white band from x 112: the card's edge is 3 px from
+    # the box's left side at x 103, the band's stronger edge 9 px beyond it.
+    image = np.full((300, 300, 3), 40, np.uint8)
+    image[50:250, 100:250] = 110
+    image[50:250, 112:250] = 250
+    box = np.array([[103.0, 50.0], [250.0, 50.0], [250.0, 250.0], [103.0, 250.0]])
+    slopes = gradients(image)
+    strongest = refine_edges(slopes, box, reach=20.0)
+    assert abs(strongest[:, 0].min() - 112) < 1.5
+    nearest = refine_edges(slopes, box, reach=20.0, spread=4.0)
+    assert abs(nearest[:, 0].min() - 100) < 1.5
