@@ -18,6 +18,9 @@ Image = npt.NDArray[np.uint8]
 #: Below this identity confidence an outline is dropped as no card (``detect`` only: the
 #: tracker knows cards from how the table changed, and keeps them as ``??``).
 MIN_CARDNESS: Final = 0.3
+#: A learned box scored at least this is kept whatever its corners read (chosen on held-out
+#: frames and the real photos, models/README.md).
+SURE_CARD_SCORE: Final = 0.8
 #: An image narrower or lower than this (pixels) cannot show a card anyone could read.
 MIN_IMAGE_PX: Final = 32
 
@@ -89,10 +92,13 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # (paper, a box): 71 such false finds against 8 cards on edje-cards/train.
         # An unreadable outline the shape finder alone vouches for is, on real photos,
         # mostly a box, a book or paper: a card needs its identity or the detector's word.
+        # A box the detector is sure of is a card, whatever its corners read (those of a
+        # design never seen may read as table).
         cardlike = [i for i, r in enumerate(found)
-                    if not all(cls == NOT_A_CARD for cls, _ in r.corners)
-                    and r.confidence >= MIN_CARDNESS
-                    and (r.card != UNSURE or outlines[i].learned)]
+                    if (outlines[i].learned and outlines[i].score >= SURE_CARD_SCORE)
+                    or (not all(cls == NOT_A_CARD for cls, _ in r.corners)
+                        and r.confidence >= MIN_CARDNESS
+                        and (r.card != UNSURE or outlines[i].learned))]
         # Of outlines of the same card, the one whose corners read best has them in place.
         chosen = [cardlike[k] for k in distinct(
             [outlines[i] for i in cardlike],

@@ -205,11 +205,12 @@ class _Finds:
 
     def __init__(self, corners: np.ndarray) -> None:
         self.corners = corners
+        self.score = 0.6
 
     def find(self, image):  # type: ignore[no-untyped-def]
         from referee.detection.outlines import Outline
 
-        return [Outline(self.corners, 0.6, learned=True)]
+        return [Outline(self.corners, self.score, learned=True)]
 
 
 def test_an_unreadable_outline_needs_the_detector_s_word() -> None:
@@ -222,3 +223,22 @@ def test_an_unreadable_outline_needs_the_detector_s_word() -> None:
     right = max(cards, key=lambda c: float(c[:, 0].mean()))
     both = detect(image, _Reads(), _Finds(right))  # type: ignore[arg-type]
     assert sorted(c.card for c in both.cards) == ["7H", "??"]
+
+
+class _ReadsTable(_Reads):
+    """Reads every outline's corners as table (a design never seen)."""
+
+    def identify_many(self, image, cards, uncovered=None, *, quick=False):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        return [CardReading("??", 0.2, (("other", 0.9), ("other", 0.8))) for _ in cards]
+
+
+@pytest.mark.parametrize(("score", "kept"), [(0.9, True), (0.5, False)])
+def test_a_box_the_detector_is_sure_of_is_a_card_whatever_its_corners_read(
+        score: float, kept: bool) -> None:
+    image, cards = _two_cards()
+    detector = _Finds(cards[0])
+    detector.score = score
+    found = detect(image, _ReadsTable(), detector)  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == (["??"] if kept else [])
