@@ -165,6 +165,8 @@ class OpenPhase:
     frontier: tuple[Reached, ...]
     #: An end of the phase refused on this board, and why (not ruled again at the end).
     refused: tuple[str, Board] | None = None
+    #: The last board seen was ruled illegal (and no legal one has been seen since).
+    disputed: bool = False
 
     @property
     def colour(self) -> Colour:
@@ -245,7 +247,8 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
 
     def _finish(self, state: ShoveState, t: float) -> list[Ruling]:
         phase = state.phase
-        if state.game_over or phase is None or cheapest_of(phase.frontier).cost == 0:
+        if state.game_over or phase is None or cheapest_of(phase.frontier).cost == 0 \
+                or phase.disputed:  # the table still shows the board ruled illegal
             return []
         problem = _end_problem(state, phase, t)
         if problem and phase.refused == (problem.rule, phase.board):
@@ -274,6 +277,7 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
             return _accept(state, found, seen.t)
         # A phase ends only by end_turn or by using every action (rules.md section 4):
         # a board showing the other colour's moves while this phase is open is illegal.
+        state.phase = replace(phase, disputed=True)
         return [_diagnose(state, target, seen.t)]
 
     def _on_roll(self, state: ShoveState, declared: Declare) -> list[Ruling]:
@@ -349,7 +353,7 @@ def _open_phase(state: ShoveState, number: int, t: float) -> Turn:
 def _accept(state: ShoveState, found: tuple[Reached, ...], t: float) -> list[Ruling]:
     """Take an explainable board into the open phase, ending it if nothing more can happen."""
     assert state.phase is not None
-    candidate = replace(state.phase, frontier=found)
+    candidate = replace(state.phase, frontier=found, disputed=False)
     best = cheapest_of(found)
     board = best.node.position.board()
     if outcome(state.layout, board) is None and best.cost < state.roll:

@@ -723,3 +723,16 @@ def test_red_ending_its_phase_by_hand_right_after_blue_used_every_action() -> No
                "blue": [[7, 0], [8, 2], [8, 4], [8, 6]]})
     rulings = game.end("red")  # red passes with no action: that is red's own end
     assert kinds(rulings) == ["legal", "turn"] and rulings[0]["player"] == "red"
+
+
+def test_input_ending_on_a_board_ruled_illegal_rules_nothing_more() -> None:
+    game = Game()
+    game.roll(2)
+    assert game.see(START.replace("B.B.B.B\n.......", "B...B.B\n..B....")) == []
+    four_moves = START.replace("B.B.B.B\n.......\n.......",
+                               "B.....B\n.......\n..B.B..")
+    assert only(game.see(four_moves), "illegal")["rule"] == "too_many_actions"
+    # The table still shows that board: no "legal" for the board before it.
+    assert game.rules.finish(game.state, game.t).rulings == ()
+    game.see(START.replace("B.B.B.B\n.......", "B...B.B\n..B...."))  # taken back
+    assert [r.kind for r in game.rules.finish(game.state, game.t).rulings] == ["legal", "turn"]
