@@ -30,6 +30,9 @@ CHANGE_LEVEL: Final = 28
 FOREGROUND_LEVEL: Final = 30
 #: A changed region must be at least this much of a card to be a new card.
 MIN_NEW_FRACTION: Final = 0.3
+#: A change this much of a card that outlines a whole card (a white card on a light table,
+#: its edge showing with gaps) is a new card too.
+MIN_RING_FRACTION: Final = 0.1
 #: A card whose visible part changed this much and now shows bare table was taken.
 REMOVED_CHANGED: Final = 0.5
 REMOVED_BARE: Final = 0.6
@@ -66,10 +69,12 @@ POLISH_LARGER_MM: Final = 2.0
 
 @dataclass(frozen=True)
 class CardReading:
-    """A voted identity: a card code (``??`` when unsure) and how sure."""
+    """A voted identity: a card code (``??`` when unsure) and how sure, and the next
+    likeliest codes (how sure of each, on the same scale), best first."""
 
     card: str
     confidence: float
+    alternatives: tuple[tuple[str, float], ...] = ()
 
 
 class CardReader(Protocol):
@@ -472,16 +477,23 @@ class CardObserver:
         forbidden = ~joined.astype(bool) & self.view.seen
         if kept:
             forbidden &= ~self.view.polygon_mask(kept)
-        min_px = MIN_NEW_FRACTION * CARD_AREA_MM2 * self.view.px_per_mm ** 2
+        card_px = CARD_AREA_MM2 * self.view.px_per_mm ** 2
         placed: list[CardFit] = []
         nudged: list[tuple[TableCard, CardFit]] = []
         for label in range(1, count):
-            if stats[label, cv2.CC_STAT_AREA] < min_px:
+            area = stats[label, cv2.CC_STAT_AREA]
+            if area < MIN_RING_FRACTION * card_px:
                 continue
             blob = labels == label
             # A white card on a light table changes little inside (only its edge, shadow
-            # and print stand out): the card is everything that change encloses.
-            fit = fit_card(self.view, fill_holes(blob), forbidden)
+            # and print stand out): the card is everything that change encloses, or, when
+            # only its edge shows, the hull of an outline of a card's size.
+            region: npt.NDArray[np.bool_] | None = fill_holes(blob)
+            if area < MIN_NEW_FRACTION * card_px:
+                region = self._ring(blob, kept)
+                if region is None:
+                    continue
+            fit = fit_card(self.view, region, forbidden)
             if fit is None:  # the join merged a card with something else: the pieces alone
                 pieces = np.unique(labels_apart[blob & changed])
                 best = max((p for p in pieces if p), default=None,
@@ -498,6 +510,27 @@ class CardObserver:
             else:
                 placed.append(fit)
         return placed, nudged
+
+    def _ring(self, blob: npt.NDArray[np.bool_], kept: Sequence[FloatArray],
+              ) -> npt.NDArray[np.bool_] | None:
+        """The convex hull of a change that outlines a whole card (its bounding rectangle
+        within ``PARTIAL_MM`` of the card's size) where no card lies already (``kept``:
+        a card moved a mm or re-lit changes along its edge too), else None."""
+        ys, xs = np.nonzero(blob)
+        mm = self.view.to_mm(np.column_stack([xs, ys]).astype(np.float64))
+        _, (w, h), _ = cv2.minAreaRect(mm.astype(np.float32))
+        short, long = sorted((w, h))
+        if abs(short - CARD_W_MM) > PARTIAL_MM or abs(long - CARD_H_MM) > PARTIAL_MM:
+            return None
+        hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
+        region = np.zeros(blob.shape, np.uint8)
+        cv2.fillConvexPoly(region, hull, 1)
+        inside = region.astype(bool)
+        for outline in kept:
+            own = self.view.polygon_mask([outline])
+            if np.count_nonzero(own & inside) >= NUDGE_IOU * np.count_nonzero(own | inside):
+                return None
+        return inside
 
     def commit(self, state: Image, placed: Sequence[TableCard], changes: CardChanges) -> None:
         """Apply a comparison's outcome: the new cards on top, the taken ones gone."""

@@ -147,3 +147,27 @@ def test_a_cards_shadow_does_not_pull_its_outline_off_the_card() -> None:
     changes = observer.compare(table(True))
     assert len(changes.placed) == 1
     assert _err(changes.placed[0].corners_mm, centre, angle) < 1.2
+
+
+def _white_on_white(centre: tuple[float, float], angle: float, gap: bool) -> np.ndarray:
+    """A white card on a white table: only its thin grey edge (with a gap) shows."""
+    image = np.full((300, 400, 3), 228, np.uint8)
+    px = np.round(VIEW.to_raster(card_corners(centre, angle, (63.0, 88.0)))).astype(np.int32)
+    cv2.polylines(image, [px], True, (150, 150, 150), 2)
+    if gap:  # the edge lost for 12 mm along one long side
+        a, b = px[1].astype(float), px[2].astype(float)
+        m = (a + b) / 2
+        d = (b - a) / np.linalg.norm(b - a) * 6
+        cv2.line(image, tuple(np.round(m - d).astype(int)), tuple(np.round(m + d).astype(int)),
+                 (228, 228, 228), 3)
+    return image
+
+
+def test_a_white_card_on_a_white_table_is_found_from_its_edge_alone() -> None:
+    for gap in (False, True):
+        observer = CardObserver(VIEW)
+        empty = np.full((300, 400, 3), 228, np.uint8)
+        observer.start(empty)
+        new = _placed(observer, _white_on_white((200.0, 150.0), 25.0, gap))
+        assert len(new) == 1, gap
+        assert _err(new[0].outline, (200.0, 150.0), 25.0) < 3.0
