@@ -47,6 +47,9 @@ FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in SUITS
 #: times the face's to this power (the face, 64 x 64 for the whole card, is the weaker
 #: witness of a suit; 1.0 lost a court of a validation design). Chosen on validation decks.
 FACE_SUIT_WEIGHT: Final = 0.5
+#: How many next likeliest card codes a reading keeps (the tracker may need one when the
+#: likeliest is a card already on the table).
+ALTERNATIVES: Final = 3
 
 
 def _suited(code: str) -> bool:
@@ -64,6 +67,8 @@ class CardReading:
     face: tuple[str, float] | None = field(default=None, compare=False)
     #: The card as cut for the models, with the first reading (to ``confirm`` it).
     cut: _Cut | None = field(default=None, compare=False, repr=False)
+    #: The next likeliest card codes by the corners, with their confidence, best first.
+    alternatives: tuple[tuple[str, float], ...] = field(default=(), compare=False)
 
 
 class _Classifier:
@@ -198,7 +203,10 @@ class CardIdentifier:
                 card, confidence = card[0] + suit, pooled[suit] / sum(pooled.values())
         elif read[0] in FACE_DECIDES and read[1] >= FACE_SURE:
             card, confidence = read
-        return CardReading(card, confidence, reading.corners, read, reading.cut)
+        others = tuple((code, p) for code, p in ((reading.card, reading.confidence),
+                                                  *reading.alternatives)
+                       if code != card and _suited(code))
+        return CardReading(card, confidence, reading.corners, read, reading.cut, others)
 
     def _combine(self, first: npt.NDArray[np.float32], second: npt.NDArray[np.float32],
                  cut: _Cut | None = None) -> CardReading:
@@ -208,8 +216,15 @@ class CardIdentifier:
         joint = first + second
         if NOT_A_CARD in self.classes:
             joint[self.classes.index(NOT_A_CARD)] = -1.0
-        best = int(joint.argmax())
-        confidence = float(max(first[best], second[best],
-                               1 - (1 - first[best]) * (1 - second[best])))
+        order = np.argsort(-joint)[:1 + ALTERNATIVES]
+
+        def sure(k: int) -> float:
+            return float(max(first[k], second[k], 1 - (1 - first[k]) * (1 - second[k])))
+
+        best = int(order[0])
+        confidence = sure(best)
         card = self.classes[best] if confidence >= MIN_CONFIDENCE else UNSURE
-        return CardReading(card, confidence, readings, None, cut)  # type: ignore[arg-type]
+        others = tuple((self.classes[int(k)], sure(int(k))) for k in order[1:]
+                       if _suited(self.classes[int(k)]))
+        return CardReading(card, confidence, readings, None, cut,  # type: ignore[arg-type]
+                           others)

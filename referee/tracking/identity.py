@@ -24,19 +24,27 @@ class IdentifierReader:
              corners_px: Sequence[FloatArray]) -> list[CardReading]:
         del t
         votes: list[dict[str, float]] = [defaultdict(float) for _ in corners_px]
+        seconds: list[dict[str, float]] = [defaultdict(float) for _ in corners_px]
         uncovered = alone(list(corners_mm))
         for frame in frames:
             readings = self.identifier.identify_many(frame, list(corners_px), uncovered)
-            for vote, reading in zip(votes, readings, strict=True):
+            for vote, second, reading in zip(votes, seconds, readings, strict=True):
                 vote[reading.card] += reading.confidence
+                for code, confidence in reading.alternatives:
+                    second[code] += confidence
         out = []
-        for vote in votes:
+        n = max(1, len(frames))
+        for vote, second in zip(votes, seconds, strict=True):
             known = {code: v for code, v in vote.items() if code != UNSURE}
             if not known:
                 out.append(CardReading(UNSURE, 0.0))
                 continue
             code = max(known, key=lambda c: known[c])
-            out.append(CardReading(code, known[code] / max(1, len(frames))))
+            # Runners-up: read first on other frames, or next on this card's readings.
+            others = {c: (known.get(c, 0.0) + second.get(c, 0.0)) / n
+                      for c in {*known, *second} if c != code}
+            ranked = tuple(sorted(others.items(), key=lambda item: -item[1]))
+            out.append(CardReading(code, known[code] / n, ranked))
         return out
 
 

@@ -31,7 +31,13 @@ from referee.observations import (
 )
 from referee.pipeline.events import TrackedObject
 from referee.rulings import Impossible
-from referee.tracking.cards import CardObserver, CardReader, TableCard, as_table_card
+from referee.tracking.cards import (
+    CardObserver,
+    CardReader,
+    CardReading,
+    TableCard,
+    as_table_card,
+)
 from referee.tracking.coins import CoinObserver
 from referee.tracking.motion import STILL_FRAMES, MotionGate, StableDetector, small_grey
 from referee.tracking.seats import ArmTracer, SeatDirection, seat_directions
@@ -53,6 +59,9 @@ CARD_SCALE: Final = 1.5
 BOARD_SCALE: Final = 2.0
 #: Motion this near a coin (mm) means something touched it.
 COIN_TOUCH_MM: Final = 15.0
+#: A card read as one already on the table is taken for its runner-up read at least this
+#: sure (mean over the frames read; chosen on rendered footage, models/README.md).
+RUNNER_UP_MIN: Final = 0.25
 #: The card table seen around the image centre, at most this far each way (mm).
 CARD_VIEW_HALF_MM: Final = (450.0, 350.0)
 
@@ -176,6 +185,7 @@ class TableTracker:
                                         [f.corners_mm for f in changes.placed], corners_px)
             on_table = {c.card for c in self.cards.cards if c not in changes.removed}
             for fit, reading in zip(changes.placed, readings, strict=True):
+                reading = _possible(reading, on_table)
                 card = as_table_card(self.cards.new_uid(), fit, reading)
                 player = self.arms.player(fit.centre_mm, self._seats)
                 if card.card in on_table and card.card not in ("??", "back"):
@@ -261,6 +271,18 @@ class TableTracker:
                     out.append(TrackedObject(f"{colour}@{row},{col}", "token", colour,
                                              _points(sq), _points(self.plane.to_pixels(sq))))
         return tuple(out)
+
+
+def _possible(reading: CardReading, on_table: set[str]) -> CardReading:
+    """A card read as one already on the table is the likeliest card not on it, when that
+    was read at least ``RUNNER_UP_MIN`` sure (a German Dame read as a Bube: QC read JC with
+    JC lying there); else the reading stands, to be reported as impossible."""
+    if reading.card not in on_table:
+        return reading
+    for code, confidence in reading.alternatives:
+        if code not in on_table and confidence >= RUNNER_UP_MIN:
+            return CardReading(code, confidence)
+    return reading
 
 
 def _points(array: npt.NDArray[np.float64]) -> tuple[tuple[float, float], ...]:

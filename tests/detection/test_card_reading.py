@@ -121,3 +121,17 @@ def test_the_index_model_s_members_are_averaged_in_and_a_quick_reading_confirmed
 def test_without_a_face_model_only_the_corners_read(identifier: CardIdentifier) -> None:
     plain = CardIdentifier(DEFAULT_MODEL, face_model=None)
     assert not plain.reads_faces and identifier.reads_faces
+
+
+def test_a_reading_keeps_the_next_likeliest_cards(identifier: CardIdentifier) -> None:
+    first = _probs(identifier, identifier.classes, **{"JC": 0.7, "QC": 0.25, "other": 0.9})
+    second = _probs(identifier, identifier.classes, **{"JC": 0.5, "QC": 0.45})
+    reading = identifier._combine(first, second)
+    assert reading.card == "JC"
+    code, sure = reading.alternatives[0]  # "other" (no card) is never an alternative
+    assert code == "QC" and sure == pytest.approx(1 - 0.75 * 0.55, abs=1e-3)
+    face = _probs(identifier, identifier._face.classes if identifier._face else [],
+                  **{"7C": 0.97})
+    decided = identifier._decide(reading, face, np.stack([first, second]))
+    assert decided.card == "7C" and decided.alternatives[:2] == (
+        ("JC", reading.confidence), reading.alternatives[0])  # the corners' reading first
