@@ -60,7 +60,7 @@ BOARD_SCALE: Final = 2.0
 #: Motion this near a coin (mm) means something touched it.
 COIN_TOUCH_MM: Final = 15.0
 #: A card read as one already on the table is taken for its runner-up read at least this
-#: sure (mean over the frames read; chosen on rendered footage, models/README.md).
+#: sure (mean over the frames read; models/README.md).
 RUNNER_UP_MIN: Final = 0.25
 #: The card table seen around the image centre, at most this far each way (mm).
 CARD_VIEW_HALF_MM: Final = (450.0, 350.0)
