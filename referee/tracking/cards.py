@@ -488,11 +488,10 @@ class CardObserver:
             # A white card on a light table changes little inside (only its edge, shadow
             # and print stand out): the card is everything that change encloses, or, when
             # only its edge shows, the hull of an outline of a card's size.
-            region: npt.NDArray[np.bool_] | None = fill_holes(blob)
-            if area < MIN_NEW_FRACTION * card_px:
-                region = self._ring(blob, kept)
-                if region is None:
-                    continue
+            region = fill_holes(blob) if area >= MIN_NEW_FRACTION * card_px \
+                else self._ring(blob, kept)
+            if region is None:
+                continue
             fit = fit_card(self.view, region, forbidden)
             if fit is None:  # the join merged a card with something else: the pieces alone
                 pieces = np.unique(labels_apart[blob & changed])
