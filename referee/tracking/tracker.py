@@ -62,6 +62,8 @@ COIN_TOUCH_MM: Final = 15.0
 #: A card read as one already on the table is taken for its runner-up read at least this
 #: sure (mean over the frames read; models/README.md).
 RUNNER_UP_MIN: Final = 0.25
+#: Readings that several cards on the table may share (face-down cards, jokers, unread).
+REPEATABLE: Final = frozenset({"??", "back", "JK"})
 #: The card table seen around the image centre, at most this far each way (mm).
 CARD_VIEW_HALF_MM: Final = (450.0, 350.0)
 
@@ -188,7 +190,7 @@ class TableTracker:
                 reading = _possible(reading, on_table)
                 card = as_table_card(self.cards.new_uid(), fit, reading)
                 player = self.arms.player(fit.centre_mm, self._seats)
-                if card.card in on_table and card.card not in ("??", "back"):
+                if card.card in on_table and card.card not in REPEATABLE:
                     impossible.append(Impossible(
                         t=t, rule="card_already_on_table", player=player,
                         message=f"{card.card} was read, but {card.card} is already on the "
@@ -277,7 +279,7 @@ def _possible(reading: CardReading, on_table: set[str]) -> CardReading:
     """A card read as one already on the table is the likeliest card not on it, when that
     was read at least ``RUNNER_UP_MIN`` sure (a German Dame read as a Bube: QC read JC with
     JC lying there); else the reading stands, to be reported as impossible."""
-    if reading.card not in on_table:
+    if reading.card not in on_table or reading.card in REPEATABLE:
         return reading
     for code, confidence in reading.alternatives:
         if code not in on_table and confidence >= RUNNER_UP_MIN:

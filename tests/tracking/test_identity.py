@@ -42,3 +42,9 @@ def test_a_card_read_as_one_on_the_table_is_its_likely_runner_up() -> None:
     assert _possible(reading, {"JC", "QC"}).card == "KC"
     unlikely = CardReading("JC", 0.8, (("QC", RUNNER_UP_MIN - 0.1),))
     assert _possible(unlikely, {"JC"}) == unlikely  # stands: reported as impossible
+
+
+def test_a_back_or_a_joker_may_lie_on_the_table_twice() -> None:
+    for code in ("back", "JK", "??"):
+        reading = CardReading(code, 0.9, (("QC", 0.8),))
+        assert _possible(reading, {code}) == reading
