@@ -10,7 +10,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from referee.detection.cards import NOT_A_CARD, UNSURE, CardIdentifier, ModelMissingError
+from referee.detection.cards import (
+    NOT_A_CARD,
+    UNSURE,
+    CardIdentifier,
+    CardReading,
+    ModelMissingError,
+)
 from referee.detection.learned import CardDetector
 from referee.detection.outlines import Outline, alone, distinct, find_cards
 
@@ -87,18 +93,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
     else:
         # Every candidate read quickly (the index model alone, no face) to choose among them.
         found = identifier.identify_many(image, [o.corners for o in outlines], quick=True)
-        # An outline whose both corners read as table or clutter is no card.
-        # An outline read with hardly any confidence is, on real photos, mostly not a card
-        # (paper, a box): 71 such false finds against 8 cards on edje-cards/train.
-        # An unreadable outline the shape finder alone vouches for is, on real photos,
-        # mostly a box, a book or paper: a card needs its identity or the detector's word.
-        # A box the detector is sure of is a card, whatever its corners read (those of a
-        # design never seen may read as table).
-        cardlike = [i for i, r in enumerate(found)
-                    if (outlines[i].learned and outlines[i].score >= SURE_CARD_SCORE)
-                    or (not all(cls == NOT_A_CARD for cls, _ in r.corners)
-                        and r.confidence >= MIN_CARDNESS
-                        and (r.card != UNSURE or outlines[i].learned))]
+        cardlike = [i for i, r in enumerate(found) if _cardlike(outlines[i], r)]
         # Of outlines of the same card, the one whose corners read best has them in place.
         chosen = [cardlike[k] for k in distinct(
             [outlines[i] for i in cardlike],
@@ -113,6 +108,21 @@ def detect(image: Image, identifier: CardIdentifier | None,
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
     return Detections(cards, warnings=warnings)
+
+
+def _cardlike(outline: Outline, reading: CardReading) -> bool:
+    """Whether a candidate outline, quickly read, is kept as a card."""
+    # A box the detector is sure of is a card, whatever its corners read (those of a
+    # design never seen may read as table).
+    if outline.learned and outline.score >= SURE_CARD_SCORE:
+        return True
+    # An outline whose both corners read as table or clutter is no card. One read with
+    # hardly any confidence is, on real photos, mostly not a card (paper, a box): 71 such
+    # false finds against 8 cards on edje-cards/train. An unreadable one the shape finder
+    # alone vouches for is mostly a box, a book or paper: it needs the detector's word.
+    return (not all(cls == NOT_A_CARD for cls, _ in reading.corners)
+            and reading.confidence >= MIN_CARDNESS
+            and (reading.card != UNSURE or outline.learned))
 
 
 def load_identifier() -> tuple[CardIdentifier | None, str | None]:

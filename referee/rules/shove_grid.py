@@ -495,9 +495,9 @@ def _out_of_turn(colour: Colour, before: Board, after: Board) -> Colour | None:
     """The other side, when only its pieces moved (none came or went): a play out of
     turn. (A blue piece a red push moved is no such play: that board has an explanation.)"""
     other: Colour = "red" if colour == "blue" else "blue"
-    own = (before.blue, after.blue) if colour == "blue" else (before.red, after.red)
-    theirs = (before.red, after.red) if colour == "blue" else (before.blue, after.blue)
-    if own[0] == own[1] and theirs[0] != theirs[1] and len(theirs[0]) == len(theirs[1]):
+    was, now = getattr(before, other), getattr(after, other)
+    if getattr(before, colour) == getattr(after, colour) and was != now \
+            and len(was) == len(now):
         return other
     return None
 

@@ -516,20 +516,15 @@ class CardObserver:
         within ``PARTIAL_MM`` of the card's size) where no card lies already (``kept``:
         a card moved a mm or re-lit changes along its edge too), else None."""
         ys, xs = np.nonzero(blob)
-        mm = self.view.to_mm(np.column_stack([xs, ys]).astype(np.float64))
-        _, (w, h), _ = cv2.minAreaRect(mm.astype(np.float32))
-        short, long = sorted((w, h))
-        if abs(short - CARD_W_MM) > PARTIAL_MM or abs(long - CARD_H_MM) > PARTIAL_MM:
+        pixels = np.column_stack([xs, ys])
+        rect = _card_rect(self.view.to_mm(pixels.astype(np.float64)))
+        if rect is None or abs(rect[1][0] - CARD_W_MM) > PARTIAL_MM \
+                or abs(rect[1][1] - CARD_H_MM) > PARTIAL_MM:
             return None
-        hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
-        region = np.zeros(blob.shape, np.uint8)
-        cv2.fillConvexPoly(region, hull, 1)
-        inside = region.astype(bool)
-        for outline in kept:
-            own = self.view.polygon_mask([outline])
-            if np.count_nonzero(own & inside) >= NUDGE_IOU * np.count_nonzero(own | inside):
-                return None
-        return inside
+        hull = self.view.to_mm(cv2.convexHull(pixels.astype(np.int32))[:, 0].astype(np.float64))
+        if any(_iou(self.view, outline, hull) >= NUDGE_IOU for outline in kept):
+            return None
+        return self.view.polygon_mask([hull])
 
     def commit(self, state: Image, placed: Sequence[TableCard], changes: CardChanges) -> None:
         """Apply a comparison's outcome: the new cards on top, the taken ones gone."""
