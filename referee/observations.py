@@ -6,8 +6,10 @@ ignores fields it does not (recordings may add their own, such as a frame index)
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -88,6 +90,8 @@ class CoinStopped(_Observation):
     #: Measured (mm). A line without one (typed in by hand) is a coin of the game's
     #: ``coin_mm`` setting.
     radius: float | None = Field(None, gt=0, allow_inf_nan=False)
+    #: Who shoved it, when known (rules.md: a play out of turn is ruled illegal).
+    player: str | None = None
 
     _id_text = field_validator("id", mode="before")(_id_text)
 
@@ -103,6 +107,8 @@ class BoardState(_Observation):
     type: Literal["board_state"]
     red: tuple[Square, ...]
     blue: tuple[Square, ...]
+    #: Who moved, when known (by name or colour).
+    player: str | None = None
 
 
 class Declare(_Observation):
@@ -148,12 +154,25 @@ def parse_line(text: str) -> Observation | Setup:
         raise ObservationError("missing field 'type'")
     try:
         item: Observation | Setup = _LINE.validate_python(raw)
-        return item
     except ValidationError as error:
         raise ObservationError(_describe(error)) from None
     except RecursionError:
         raise ObservationError("not valid JSON for an observation (nesting too deep)") \
             from None
+    _refuse_misspelt(raw, type(item).model_fields)
+    return item
+
+
+def _refuse_misspelt(raw: dict[str, Any], known: Mapping[str, Any]) -> None:
+    """Fields this project does not know are ignored (recordings add their own), but one
+    spelt almost like a known field is a typo whose value would be lost silently (a setup
+    line's ``setings``): refused."""
+    for name in raw:
+        if name in known:
+            continue
+        close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.8)
+        if close:
+            raise ObservationError(f"unknown field {name!r} (did you mean {close[0]!r}?)")
 
 
 def _describe(error: ValidationError) -> str:

@@ -93,6 +93,7 @@ class Illegal(Ruling):
     kind: ClassVar[str] = "illegal"
     rule: str
     card: str | None = None
+    coin: str | None = None  # Shove piecepack: a coin shoved out of turn
     hand_counts: dict[str, int] | None = None
     needed_actions: int | None = None
     allowed_actions: int | None = None

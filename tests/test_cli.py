@@ -188,3 +188,39 @@ def test_garbled_input_never_crashes(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "Traceback" not in err and "internal error" not in err, err
     if code == 2:
         assert err.count("\n") == 1 and err.startswith("referee: error: ")
+
+
+def test_a_bad_line_after_a_finished_turn_still_scores_that_turn(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    coins = [{"t": k, "type": "coin_stopped", "id": f"c{k}", "center": [100, 76.2 + 50.8 * k],
+              "radius": 9.5} for k in range(5)]
+    bad = {"t": 0, "type": "coin_stopped", "id": "x", "center": [100, 76.2], "radius": 9.5}
+    path = write(tmp_path, [json.dumps(o) for o in [*coins, bad]])
+    code, out, err = run(["adjudicate", "--game", "shove-piecepack", path], capsys)
+    assert code == 2 and "line 6: time goes backwards" in err
+    kinds = [json.loads(line)["kind"] for line in out.splitlines()]
+    assert kinds.count("bed_scored") == 5 and kinds[-2:] == ["score", "turn"]
+
+
+@pytest.mark.parametrize(("line", "needle"), [
+    ({"type": "setup", "game": "shove", "players": ["Ann", "Bob"], "setings": {"turns": 1}},
+     "unknown field 'setings' (did you mean 'settings'?)"),
+    ({"t": 1, "type": "board_state", "red": [], "blue": [], "plyer": "blue"},
+     "unknown field 'plyer' (did you mean 'player'?)"),
+    ({"t": 1, "type": "coin_stopped", "id": "a", "center": [0, 0], "player": "Zed"},
+     "unknown player 'Zed'"),
+])
+def test_a_misspelt_field_or_unknown_player_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], line: dict[str, object],
+        needle: str) -> None:
+    game = "shove" if line["type"] != "coin_stopped" else "shove-piecepack"
+    code, _, err = run(["adjudicate", "--game", game, write(tmp_path, [json.dumps(line)])],
+                       capsys)
+    assert code == 2 and needle in err, err
+
+
+def test_fields_the_referee_does_not_know_are_ignored(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [{**GOOD[0], "source": "camera 1"}, {**GOOD[1], "frame": 12}, GOOD[2]]
+    code, out, _ = run(["adjudicate", write(tmp_path, [json.dumps(o) for o in lines])], capsys)
+    assert code == 0 and len(out.splitlines()) == 4

@@ -92,11 +92,22 @@ def adjudicate_lines(
         number = 0
         yield from session.finish()
     except (ObservationError, ObservationInputError, GeometryError) as error:
+        if session is not None and number:
+            # Everything before the bad line is ruled, as if the input had ended there
+            # (a turn that ended with its last coin is scored, say): nothing is lost.
+            yield from _finish_quietly(session)
         raise InputLineError(number, str(error)) from None
     except (SettingsError, PlayersError, UnknownGameError) as error:
         if setup_line:
             raise InputLineError(setup_line, str(error)) from None
         raise InputLineError(0, f"command line: {error}") from None
+
+
+def _finish_quietly(session: Session) -> tuple[Ruling, ...]:
+    try:
+        return session.finish()
+    except (ObservationError, ObservationInputError, GeometryError):
+        return ()
 
 
 def _start(

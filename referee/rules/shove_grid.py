@@ -263,13 +263,20 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
             return [Impossible(t=seen.t, message=misread, rule="bad_board")]
         target = Board.of(seen.red, seen.blue)
         phase = state.phase
+        who = _named(state, seen.player)
+        if phase is not None and who is not None and who != state.colours[phase.colour] \
+                and target != phase.board:
+            state.phase = replace(phase, disputed=True)
+            return [_illegal(seen.t, "out_of_turn", f"It is {_who(state, phase.colour)}'s "
+                             f"phase, not {seen.player}'s.", who)]
         if phase is None:
             if target == state.position.board():
                 return []
             before = state.position.board()
             moved = [c for c in ("red", "blue") if getattr(before, c) != getattr(target, c)]
             # Who moved, when only one colour did (a push moves both: then nobody is named).
-            who = state.colours[moved[0]] if len(moved) == 1 else None  # type: ignore[index]
+            if who is None and len(moved) == 1:
+                who = state.colours[moved[0]]  # type: ignore[index]
             return [_illegal(seen.t, "no_die_roll", "The board changed before the die was rolled.",
                              who)]
         found = explain(phase.rules, phase.frontier, target, state.roll)
@@ -283,7 +290,8 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
     def _on_roll(self, state: ShoveState, declared: Declare) -> list[Ruling]:
         t, value = declared.t, _die_value(declared.value)
         if value is None:
-            shown = f"A four-sided die cannot show {declared.value!r}."
+            shown = "A die roll needs the number rolled (1 to 4)." if declared.value is None \
+                else f"A four-sided die cannot show {declared.value!r}."
             return [_illegal(t, "bad_die_roll", shown, declared.player)]
         rulings: list[Ruling] = []
         while state.phase is not None:
@@ -310,7 +318,8 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
             return []  # that phase ended with its last action: nothing is left to end
         phase = state.phase
         if phase is None:
-            return [_illegal(declared.t, "no_die_roll", "There is no phase to end: roll the die.")]
+            return [_illegal(declared.t, "no_die_roll", "There is no phase to end: roll the die.",
+                             who)]
         if who is not None and who != state.colours[phase.colour]:
             message = f"It is {_who(state, phase.colour)}'s phase, not {declared.player}'s."
             return [_illegal(declared.t, "out_of_turn", message, declared.player)]
@@ -484,7 +493,7 @@ def _diagnose(state: ShoveState, target: Board, t: float) -> Illegal:
                        f"but rolled {roll}.", player=player, rule="too_many_actions",
                        needed_actions=needed, allowed_actions=roll)
     mover = _out_of_turn(phase.colour, phase.board, target)
-    if mover is not None:  # ruled on the open phase, whose board this is
+    if mover is not None:  # ruled on the open phase (no `player` field says who moved)
         return _illegal(t, "out_of_turn", f"{mover.capitalize()} moved during "
                         f"{phase.colour}'s phase: it is not {mover}'s turn.", player)
     return _illegal(t, "illegal_position", _what_is_wrong(phase.colour, phase.board, target),

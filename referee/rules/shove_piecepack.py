@@ -155,6 +155,11 @@ def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
         coin.center, coin.radius, coin.moved = obs.center, radius, True
         coin.played = state.played + 1
         return []
+    shover = acting_player(state.players, obs.player, state.to_play)
+    if shover != state.to_play:
+        return [Illegal(t=obs.t, player=shover, rule="out_of_turn", coin=obs.id,
+                        message=f"It is {state.to_play}'s turn, not {shover}'s: that coin is "
+                                "not played, take it back.")]
     state.coins[obs.id] = coin = Coin(obs.center, radius)
     if not reaches_line(obs.center[1], radius, settings.tile_mm):
         return [NotPlayed(t=obs.t, player=state.to_play, coin=obs.id,

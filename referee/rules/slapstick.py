@@ -276,9 +276,12 @@ def _chicken_run_over(state: SlapstickState, player: str) -> None:
 def _chicken_out(state: SlapstickState, obs: Declare) -> list[Ruling]:
     player = acting_player(state.players, obs.player, state.to_play)
     _chicken_run_over(state, player)
-    if player != state.to_play or (state.mode == "opening" and state.row):
+    if player != state.to_play:
         return [Illegal(t=obs.t, player=player, rule="out_of_turn", hand_counts=_counts(state),
                         message=f"Only {state.to_play} may chicken out now.")]
+    if state.mode == "opening" and state.row:
+        return [Illegal(t=obs.t, player=player, rule="opening_row", hand_counts=_counts(state),
+                        message=f"{player} is opening the row: play its second card first.")]
     round_before = state.round
     rulings = _take(state, obs.t, player, "chicken_out") if state.row else []
     if state.game_over or state.round != round_before:

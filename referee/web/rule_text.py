@@ -6,6 +6,8 @@ from typing import Final
 
 BY_RULE: Final = {
     "out_of_turn": "A play or declaration by someone whose turn it is not is illegal.",
+    "opening_row": "Slapstick: a row opens with two cards from its starter; there is "
+                   "nothing to chicken out of before the second.",
     "opening_too_close": "The previous loser's opening card must not touch the first: its "
                          "gap must be at least open_gap_mm.",
     "opening_rank_distance": "The second opening card must be at least 3 ranks away from the "

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.observations import Setup, parse_line
-from referee.rules.base import SettingsError
+from referee.rules.base import ObservationInputError, SettingsError
 from referee.rules.shove_grid import ShoveGridRules, ShoveSettings, ShoveState
 from referee.rules.shove_search import (
     DEFAULT_LAYOUT,
@@ -284,6 +284,24 @@ def test_red_moving_while_blues_phase_is_open_is_illegal() -> None:
     assert game.state.phase is not None and game.state.phase.colour == "blue"
     rulings = game.end()  # blue ends the phase from the last legal board
     assert rulings[0]["player"] == "blue" and len(rulings[0]["actions"]) == 1
+
+
+def test_a_board_by_the_player_named_out_of_turn_is_ruled_against_them() -> None:
+    game = Game(("Ann", "Bob"))  # Ann plays blue
+    game.roll(2)
+    red, blue = parse(MOVED_TWO)
+    rulings = game.feed({"type": "board_state", "red": red, "blue": blue, "player": "Bob"})
+    illegal = only(rulings, "illegal")
+    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "Bob")
+    with pytest.raises(ObservationInputError, match="unknown player 'Zed'"):
+        game.feed({"type": "board_state", "red": red, "blue": blue, "player": "Zed"})
+
+
+def test_ending_a_phase_before_the_die_roll_names_who_tried() -> None:
+    illegal = only(Game().end("red"), "illegal")
+    assert (illegal["rule"], illegal["player"]) == ("no_die_roll", "red")
+    assert only(Game().roll(None), "illegal")["message"] == \
+        "A die roll needs the number rolled (1 to 4)."
 
 
 def test_die_roll_ends_the_open_phase_and_an_unplayed_one() -> None:

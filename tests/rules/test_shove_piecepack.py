@@ -303,3 +303,11 @@ def test_each_coin_that_passes_line_one_is_a_legal_play_of_the_five() -> None:
     assert [(r["coin"], r["player"]) for r in legal] == [(f"c{i}", "Ann") for i in range(5)]
     assert legal[0]["message"] == "Ann's coin passed line 1: 1 of 5 played."
     assert of_kind(rulings, "not_played")[0]["coin"] == "a"  # short of line 1: no legal
+
+
+def test_a_coin_shoved_by_the_player_not_on_turn_is_out_of_turn_and_not_played() -> None:
+    rulings = rule([{**coin("a", bed_centre(1)), "player": "Ben"}, *turn(1, 2, 3, 4, 5)])
+    illegal = of_kind(rulings, "illegal")[0]
+    assert (illegal["rule"], illegal["player"], illegal["coin"]) == ("out_of_turn", "Ben", "a")
+    assert len(of_kind(rulings, "bed_scored")) == 5  # Ann's five, none of them Ben's coin
+    assert {r["player"] for r in of_kind(rulings, "legal")} == {"Ann"}

@@ -338,3 +338,10 @@ def test_a_ten_card_string_grown_to_thirteen_ends_the_round_without_a_new_row() 
     after = rulings[rulings.index(take) + 1:]
     assert after[0]["kind"] == "score"
     assert not any("new row" in r.get("message", "") for r in after)
+
+
+def test_the_starter_cannot_chicken_out_of_a_row_half_opened() -> None:
+    rulings = rule([*plays("Ann:5C"), declare("chicken_out", "Ann")])
+    illegal = last(rulings, "illegal")
+    assert (illegal["rule"], illegal["player"]) == ("opening_row", "Ann")
+    assert "second card" in illegal["message"]
