@@ -163,3 +163,32 @@ def test_a_header_claiming_more_frames_than_there_are_adds_no_bad_frames() -> No
     info = probe_video(video)
     frames = list(read_frames(video, replace(info, frames=info.frames + 100_000)))
     assert len(frames) == info.frames and all(frame is not None for _, _, frame in frames)
+
+
+def test_a_piecepack_turn_is_scored_as_soon_as_its_coins_have_rested() -> None:
+    # Live, the beds are announced half a second after the fifth coin stops, not when the
+    # next coin is seen (seconds later, after the board is cleared).
+    from referee.calibration.model import load_calibration
+    from referee.pipeline.events import ObservationEvent, RulingEvent
+    from referee.pipeline.replay import probe_video, replay
+    from referee.pipeline.runner import RefereePipeline
+    from referee.tracking.identity import UnreadableReader
+
+    pipeline = RefereePipeline("shove-piecepack", load_calibration(CLIP / "calibration.json"),
+                               players=["Ann", "Ben"], reader=UnreadableReader())
+    info = probe_video(CLIP / "video.mp4")
+    frame_t: dict[int, float] = {}
+    scored_at, fifth_at, next_seen_at = None, None, None
+    for event in replay(CLIP / "video.mp4", info, pipeline):
+        frame_t.setdefault(event.index, event.t)
+        if isinstance(event, RulingEvent) and event.ruling.kind == "legal" \
+                and "5 of 5" in event.ruling.message and fifth_at is None:
+            fifth_at = event.t
+        if isinstance(event, RulingEvent) and event.ruling.kind == "bed_scored" \
+                and scored_at is None:
+            scored_at = frame_t[event.index]  # when it was announced, in video time
+        if isinstance(event, ObservationEvent) and fifth_at is not None \
+                and event.t > fifth_at and next_seen_at is None:
+            next_seen_at = event.t
+    assert fifth_at is not None and scored_at is not None and next_seen_at is not None
+    assert fifth_at + 0.5 <= scored_at <= fifth_at + 1.0 < next_seen_at

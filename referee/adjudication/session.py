@@ -52,6 +52,14 @@ class Session:
         self.last_t = observation.t
         return step.rulings
 
+    def waited(self, t: float) -> tuple[Ruling, ...]:
+        """Time ran on to ``t`` with nothing new seen: rulings that waited only for that."""
+        step = self.rules.waited(self.state, max(t, self.last_t))
+        if step is None:
+            return ()
+        self.state = step.state
+        return step.rulings
+
     def finish(self) -> tuple[Ruling, ...]:
         step = self.rules.finish(self.state, self.last_t)
         self.state = step.state

@@ -145,6 +145,8 @@ class RefereePipeline:
             held, self._held_board = self._held_board, None
             events += self._rule(held.index, held.observation)
         events += self._release_manual(index, t, step.still_since, step.stable)
+        if not step.moving:
+            events += [RulingEvent(index, r.t, r) for r in self.session.waited(t)]
         return events
 
     def manual(self, observation: Observation) -> list[Event]:

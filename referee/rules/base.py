@@ -118,6 +118,11 @@ class Rules(ABC, Generic[StateT, SettingsT]):
         rulings = self._apply(working, observation)
         return Step(working, tuple(rulings))
 
+    def waited(self, state: StateT, t: float) -> Step[StateT] | None:
+        """Nothing new was seen up to time ``t`` (the table is still): the rulings that
+        were only waiting for time to pass, or None when nothing waits (most games)."""
+        return None
+
     def finish(self, state: StateT, t: float) -> Step[StateT]:
         """The input ended at time ``t``: announce anything still pending."""
         working = copy.deepcopy(state)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -9,7 +10,7 @@ from pydantic import Field
 
 from referee.geometry import bed_of_disc, reaches_line
 from referee.observations import CoinRemoved, CoinStopped, Declare, Observation
-from referee.rules.base import Rules, Settings, State, acting_player, next_player
+from referee.rules.base import Rules, Settings, State, Step, acting_player, next_player
 from referee.rulings import (
     BedScored,
     Declared,
@@ -109,6 +110,18 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
         if state.turn_ends_at is None or state.game_over:
             return []
         return _score_turn(state, state.turn_ends_at)
+
+
+    def waited(self, state: ShovePiecepackState, t: float,
+               ) -> Step[ShovePiecepackState] | None:
+        """A turn whose last coin stopped is scored once ``KNOCK_SETTLE_S`` passed with the
+        table still (the coins it knocked have come to rest), not only when the next coin
+        is seen: a live referee announces the beds straight away."""
+        if state.turn_ends_at is None or state.game_over \
+                or t - state.turn_ends_at < KNOCK_SETTLE_S:
+            return None
+        working = copy.deepcopy(state)
+        return Step(working, tuple(_score_turn(working, state.turn_ends_at)))
 
 
 def _what(observation: Observation) -> str:
