@@ -47,6 +47,14 @@ FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in SUITS
 #: times the face's to this power (the face, 64 x 64 for the whole card, is the weaker
 #: witness of a suit; 1.0 lost a court of a validation design). Chosen on validation decks.
 FACE_SUIT_WEIGHT: Final = 0.5
+#: An uncovered card with one index corner read as no card (a design that prints the rank
+#: alone in its corners and the suit elsewhere, as aisleriot tango_nuevo does) takes its
+#: suit from the face, of the colour the corners read, when the face's probabilities of
+#: that suit add up to at least this much (its pips show the suit, whatever their count).
+#: Chosen on flat renders of that design at 75-100 px; no validation or other held-out
+#: design changed (session 14, models/README.md).
+FACE_SUIT_SURE: Final = 0.5
+RED_SUITS: Final = frozenset("HD")
 #: How many next likeliest card codes a reading keeps (the tracker may need one when the
 #: likeliest is a card already on the table).
 ALTERNATIVES: Final = 3
@@ -203,10 +211,35 @@ class CardIdentifier:
                 card, confidence = card[0] + suit, pooled[suit] / sum(pooled.values())
         elif read[0] in FACE_DECIDES and read[1] >= FACE_SURE:
             card, confidence = read
+        elif NOT_A_CARD in (code for code, _ in reading.corners):
+            card, confidence = self._suit_from_face(reading, face, corners) or (card, confidence)
         others = tuple((code, p) for code, p in ((reading.card, reading.confidence),
                                                   *reading.alternatives)
                        if code != card and _suited(code))
         return CardReading(card, confidence, reading.corners, read, reading.cut, others)
+
+    def _suit_from_face(self, reading: CardReading, face: npt.NDArray[np.float32],
+                        corners: npt.NDArray[np.float32]) -> tuple[str, float] | None:
+        """A card whose index shows in one corner only, perhaps its rank alone: the rank the
+        corners make likeliest over all suits (how sure: the surer corner), the suit the
+        face makes likeliest of the colour the corners read (``FACE_SUIT_SURE``). Not for an
+        ace, whose one pip the face model misreads on some designs; None (the reading
+        stands) when it cannot tell."""
+        assert self._face is not None
+        by_rank = {rank: float(corners[:, [self.classes.index(rank + suit) for suit in SUITS]]
+                               .sum(axis=1).max()) for rank in RANKS}
+        rank = max(by_rank, key=lambda r: by_rank[r])
+        coloured = [code for code, _ in ((reading.card, 0.0), *reading.alternatives)
+                    if _suited(code)]
+        if rank == "A" or not coloured:
+            return None
+        red = coloured[0][1] in RED_SUITS
+        faced = {suit: float(sum(face[self._face.classes.index(r + suit)] for r in RANKS))
+                 for suit in SUITS if (suit in RED_SUITS) == red}
+        suit = max(faced, key=lambda s: faced[s])
+        if faced[suit] < FACE_SUIT_SURE:
+            return None
+        return (rank + suit, by_rank[rank]) if by_rank[rank] >= MIN_CONFIDENCE else None
 
     def _combine(self, first: npt.NDArray[np.float32], second: npt.NDArray[np.float32],
                  cut: _Cut | None = None) -> CardReading:

@@ -71,6 +71,23 @@ def test_when_face_and_corners_read_one_rank_both_choose_the_suit(
     assert read({"AS": 0.77, "AC": 0.16}, {"AC": 0.99, "AS": 0.01}) == "AS"
 
 
+def test_a_card_indexed_in_one_corner_takes_its_suit_from_the_face(
+        identifier: CardIdentifier) -> None:
+    # As aisleriot tango_nuevo: the rank alone in the corner the model reads (a red 2 taken
+    # for diamonds), nothing in the other, hearts in the middle of the card.
+    face_classes = identifier._face.classes if identifier._face else []
+    face = _probs(identifier, face_classes, **{"4H": 0.3, "2H": 0.2, "7H": 0.2, "5D": 0.1})
+
+    def read(first: dict[str, float], second: dict[str, float]) -> str:
+        a, b = (_probs(identifier, identifier.classes, **c) for c in (first, second))
+        return identifier._decide(identifier._combine(a, b), face, np.stack([a, b])).card
+
+    assert read({"2D": 0.79, "2H": 0.05}, {"other": 0.9}) == "2H"
+    assert read({"2D": 0.79, "2H": 0.05}, {"2D": 0.7}) == "2D"  # two corners read: they decide
+    assert read({"AD": 0.79, "AH": 0.05}, {"other": 0.9}) == "AD"  # an ace: the corners
+    assert read({"2D": 0.3, "3D": 0.3}, {"other": 0.9}) == "??"  # no rank sure enough
+
+
 def test_the_face_is_read_only_for_cards_said_to_be_uncovered(
         identifier: CardIdentifier) -> None:
     image, corners = _seven_of_clubs()
