@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -111,17 +110,14 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
             return []
         return _score_turn(state, state.turn_ends_at)
 
-
     def waited(self, state: ShovePiecepackState, t: float,
                ) -> Step[ShovePiecepackState] | None:
-        """A turn whose last coin stopped is scored once ``KNOCK_SETTLE_S`` passed with the
-        table still (the coins it knocked have come to rest), not only when the next coin
-        is seen: a live referee announces the beds straight away."""
-        if state.turn_ends_at is None or state.game_over \
-                or t - state.turn_ends_at < KNOCK_SETTLE_S:
+        """A turn whose last coin stopped is scored (as at the end of the input) once
+        ``KNOCK_SETTLE_S`` passed with the table still, so the coins it knocked have come
+        to rest: a live referee announces the beds straight away, not at the next coin."""
+        if state.turn_ends_at is None or t - state.turn_ends_at < KNOCK_SETTLE_S:
             return None
-        working = copy.deepcopy(state)
-        return Step(working, tuple(_score_turn(working, state.turn_ends_at)))
+        return self.finish(state, t)
 
 
 def _what(observation: Observation) -> str:
