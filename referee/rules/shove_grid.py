@@ -285,7 +285,7 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
         # A phase ends only by end_turn or by using every action (rules.md section 4):
         # a board showing the other colour's moves while this phase is open is illegal.
         state.phase = replace(phase, disputed=True)
-        return [_diagnose(state, target, seen.t)]
+        return [_diagnose(state, target, seen.t, named=who is not None)]
 
     def _on_roll(self, state: ShoveState, declared: Declare) -> list[Ruling]:
         t, value = declared.t, _die_value(declared.value)
@@ -378,6 +378,13 @@ def _accept(state: ShoveState, found: tuple[Reached, ...], t: float) -> list[Rul
 
 def _end_problem(state: ShoveState, phase: OpenPhase, t: float) -> Illegal | None:
     """Why the phase cannot end on its current board, if it cannot."""
+    if phase.disputed:
+        # The phase's result is the board on the table (rules.md section 4), and that board
+        # was ruled illegal: ending now would announce the last legal board instead.
+        return _illegal(t, "board_not_restored",
+                        f"{_who(state, phase.colour)} cannot end the phase while the table "
+                        "shows the board ruled illegal: put the pieces back or correct the "
+                        "board first.", state.colours[phase.colour])
     board = phase.board
     if outcome(state.layout, board) is not None:
         return None
@@ -476,8 +483,9 @@ def _record_moves(state: ShoveState, colour: Colour, plies: tuple[Ply, ...]) -> 
 # -- diagnosis ----------------------------------------------------------------------
 
 
-def _diagnose(state: ShoveState, target: Board, t: float) -> Illegal:
-    """The nearest explanation of a board the open phase cannot reach within the roll."""
+def _diagnose(state: ShoveState, target: Board, t: float, named: bool = False) -> Illegal:
+    """The nearest explanation of a board the open phase cannot reach within the roll.
+    ``named``: the board_state names who acted (then the open phase's own player)."""
     phase = state.phase
     assert phase is not None
     player, roll = state.colours[phase.colour], state.roll
@@ -493,9 +501,12 @@ def _diagnose(state: ShoveState, target: Board, t: float) -> Illegal:
                        f"but rolled {roll}.", player=player, rule="too_many_actions",
                        needed_actions=needed, allowed_actions=roll)
     mover = _out_of_turn(phase.colour, phase.board, target)
-    if mover is not None:  # ruled on the open phase (no `player` field says who moved)
+    if mover is not None:
+        # Only the mover's pieces changed, so the mover played out of turn and is named,
+        # unless the board_state itself said who acted: then that player answers for it.
+        offender = player if named else state.colours[mover]
         return _illegal(t, "out_of_turn", f"{mover.capitalize()} moved during "
-                        f"{phase.colour}'s phase: it is not {mover}'s turn.", player)
+                        f"{phase.colour}'s phase: it is not {mover}'s turn.", offender)
     return _illegal(t, "illegal_position", _what_is_wrong(phase.colour, phase.board, target),
                     player)
 

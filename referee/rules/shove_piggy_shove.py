@@ -221,6 +221,8 @@ def _legal_opening(
               bonuses=Bonuses(), extra_turns=state.banked[player],
               message=f"{player} {verb} the {card.name}.")
     ]
+    if state.hands[player] == 0:  # a hand of one card is emptied by its opening card
+        return [*rulings, *_win(state, obs.t, player)]
     if state.phase == "open_first":
         state.phase = "open_second"
         state.to_play = state.loser_seat
@@ -295,18 +297,21 @@ def _legal_shove(
         )
     ]
     if state.hands[player] == 0:
-        state.phase = "over"
-        state.game_over = True
-        state.winner_seat, state.loser_seat = player, next_player(state.players, player)
-        state.rounds_won[player] += 1
-        won = ", ".join(f"{p} {n}" for p, n in state.rounds_won.items())
-        return [*rulings,
-                Score(t=obs.t, player=player, scores=dict(state.rounds_won),
-                      message=f"Rounds won: {won}."),
-                GameOver(t=obs.t, player=player, winner=player,
-                         scores=dict(state.rounds_won),
-                         message=f"{player} has no cards left and wins the round!")]
+        return [*rulings, *_win(state, obs.t, player)]
     return [*rulings, _end_turn(state, obs.t, player)]
+
+
+def _win(state: ShovePiggyState, t: float, player: str) -> list[Ruling]:
+    """``player`` has just emptied their hand: first to 0 wins the round, and play stops."""
+    state.phase = "over"
+    state.game_over = True
+    state.winner_seat, state.loser_seat = player, next_player(state.players, player)
+    state.rounds_won[player] += 1
+    won = ", ".join(f"{p} {n}" for p, n in state.rounds_won.items())
+    return [Score(t=t, player=player, scores=dict(state.rounds_won),
+                  message=f"Rounds won: {won}."),
+            GameOver(t=t, player=player, winner=player, scores=dict(state.rounds_won),
+                     message=f"{player} has no cards left and wins the round!")]
 
 
 def _end_turn(state: ShovePiggyState, t: float, player: str) -> Turn:

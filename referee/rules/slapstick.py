@@ -214,10 +214,10 @@ def _after_card(state: SlapstickState, t: float, player: str, card: Card) -> lis
     if state.mode == "opening":
         state.opener_cards_left -= 1
         if state.opener_cards_left > 0 and has_cards:
-            return rulings
+            return [*rulings, _turn(state, t, f"{player} plays the second card of the row.")]
         state.mode = "play"
     if state.mode == "chicken" and has_cards:
-        return rulings
+        return [*rulings, _turn(state, t, f"{player} may play another card or stop.")]
     if all(state.hands[p].count == 0 for p in state.players):
         # Everyone is out of cards and the row stands untaken (say the last player started
         # a row with a single card): nobody can take it, so the round ends and the row
@@ -225,7 +225,27 @@ def _after_card(state: SlapstickState, t: float, player: str, card: Card) -> lis
         return rulings + _end_round(state, t, untaken=len(state.row))
     state.mode = "play"
     state.to_play = _next_with_cards(state, player)
-    return rulings
+    return [*rulings, _turn_passed(state, t, player)]
+
+
+def _turn(state: SlapstickState, t: float, message: str) -> Turn:
+    """Whose turn it is now (``state.to_play``), as every game announces after a play."""
+    return Turn(t=t, player=state.to_play, hand_counts=_counts(state), message=message)
+
+
+def _turn_passed(state: SlapstickState, t: float, player: str) -> Turn:
+    """The turn passes from ``player`` to ``state.to_play``, past any seat with no cards."""
+    skipped, seat = [], next_player(state.players, player)
+    while seat not in (state.to_play, player):
+        skipped.append(seat)
+        seat = next_player(state.players, seat)
+    message = f"{state.to_play} to play"
+    if skipped:
+        message += f" ({' and '.join(skipped)} {'has' if len(skipped) == 1 else 'have'} " \
+                   "no cards left)"
+    if state.string_player == player:
+        message += f", unless {player} plays on"
+    return _turn(state, t, message + ".")
 
 
 def _match(state: SlapstickState, card: Card) -> str | None:

@@ -279,10 +279,13 @@ def test_red_moving_while_blues_phase_is_open_is_illegal() -> None:
     game.see(MOVED_TWO)
     red_moved = MOVED_TWO.replace(".R.R.R.\n.......", ".R...R.\n...R...")
     rulings = game.see(red_moved)
-    illegal = only(rulings, "illegal")  # a play out of turn, ruled on blue's open phase
-    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "blue")
+    illegal = only(rulings, "illegal")  # a play out of turn, by the side that moved
+    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "red")
     assert game.state.phase is not None and game.state.phase.colour == "blue"
-    rulings = game.end()  # blue ends the phase from the last legal board
+    # Blue cannot end the phase on the board ruled illegal, only once red is put back.
+    assert only(game.end(), "illegal")["rule"] == "board_not_restored"
+    assert not game.see(MOVED_TWO)
+    rulings = game.end()
     assert rulings[0]["player"] == "blue" and len(rulings[0]["actions"]) == 1
 
 
@@ -331,6 +334,42 @@ def test_too_many_actions_then_the_phase_stays_open() -> None:
     assert kinds(game.see(far)) == ["legal", "turn"]
 
 
+FAR_THREE = START.replace("B.B.B.B\n.......\n.......\n.......",
+                          "B...B.B\n.......\n.......\n..B....")  # 3 blue actions
+
+
+def test_a_phase_cannot_end_while_the_table_shows_the_board_ruled_illegal() -> None:
+    # rules.md section 4: the phase is ruled on the board observed, and the table still shows
+    # one ruled illegal; ending it from the last legal board would call it legal unseen.
+    game = Game()
+    game.roll(2)
+    assert only(game.see(FAR_THREE), "illegal")["rule"] == "too_many_actions"
+    rulings = game.end("blue")
+    illegal = only(rulings, "illegal")
+    assert (illegal["rule"], illegal["player"]) == ("board_not_restored", "blue")
+    assert illegal["message"] == ("Blue cannot end the phase while the table shows the board "
+                                  "ruled illegal: put the pieces back or correct the board "
+                                  "first.")
+    assert kinds(rulings) == ["illegal"]
+    assert game.state.phase is not None and game.state.phase.colour == "blue"
+    assert only(game.roll(3), "illegal")["rule"] == "board_not_restored"  # nor a new turn
+    assert game.state.turn == 1 and game.state.roll == 2
+
+
+def test_a_corrected_board_then_end_turn_closes_the_phase_and_play_goes_on() -> None:
+    game = Game()
+    game.roll(2)
+    game.see(FAR_THREE)
+    game.end("blue")  # refused: board_not_restored
+    assert game.see(MOVED_TWO) == []  # one blue action: corrected, the phase still open
+    rulings = game.end("blue")
+    assert kinds(rulings) == ["legal", "turn"]
+    assert len(rulings[0]["actions"]) == 1 and rulings[1]["player"] == "red"
+    rulings = game.see(MOVED_TWO.replace(".R.R.R.\n.......", ".R.R...\n.....R."))
+    assert kinds(rulings) == []  # red's own move in red's phase: legal so far
+    assert kinds(game.end("red")) == ["legal", "turn"]
+
+
 def test_boards_seen_earlier_in_the_phase_must_be_passed_through() -> None:
     game = Game()
     game.roll(2)
@@ -365,7 +404,10 @@ def test_red_alone_moving_in_blues_phase_is_illegal() -> None:
     rulings = game.see(START.replace(".R.R.R.\n.......", ".R.R...\n.....R."))
     illegal = only(rulings, "illegal")
     assert illegal["message"] == "Red moved during blue's phase: it is not red's turn."
-    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "blue")
+    # The board names nobody, and only red's pieces changed: red played out of turn, so the
+    # ruling names red's player, as the message does (blue, whose phase it is, did nothing
+    # wrong; an earlier version named the open phase's player, contradicting its message).
+    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "red")
 
 
 def test_blue_moving_in_reds_phase_is_out_of_turn() -> None:
@@ -374,8 +416,29 @@ def test_blue_moving_in_reds_phase_is_out_of_turn() -> None:
     game.end()  # blue passes; red's phase is open
     rulings = game.see(START.replace("B.B.B.B\n.......", "B.B...B\n....B.."))
     illegal = only(rulings, "illegal")
-    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "red")
+    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "blue")  # the mover
     assert illegal["message"] == "Blue moved during red's phase: it is not blue's turn."
+
+
+@pytest.mark.parametrize(("first", "sketch", "mover"), [
+    ("blue", START.replace(".R.R.R.\n.......", ".R.R...\n.....R."), "Ben"),
+    ("red", START.replace("B.B.B.B\n.......", "B.B...B\n....B.."), "Ben"),
+], ids=["red-moves-in-blues-phase", "blue-moves-in-reds-phase"])
+def test_out_of_turn_names_the_player_of_the_colour_that_moved(first: str, sketch: str,
+                                                               mover: str) -> None:
+    game = Game(("Ann", "Ben"), first=first)  # Ann plays the first colour, Ben the other
+    game.roll(2)
+    illegal = only(game.see(sketch), "illegal")
+    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", mover)
+
+
+def test_a_board_naming_the_phases_player_is_ruled_against_that_player() -> None:
+    game = Game(("Ann", "Ben"))  # Ann plays blue, whose phase is open
+    game.roll(2)
+    red, blue = parse(START.replace(".R.R.R.\n.......", ".R.R...\n.....R."))
+    rulings = game.feed({"type": "board_state", "red": red, "blue": blue, "player": "Ann"})
+    illegal = only(rulings, "illegal")  # Ann says she acted, and red's pieces moved
+    assert (illegal["rule"], illegal["player"]) == ("out_of_turn", "Ann")
 
 
 def test_blue_piece_vanishing_during_reds_phase(tmp_path: Path) -> None:

@@ -275,6 +275,18 @@ def test_first_to_empty_their_hand_wins() -> None:
     assert [r["scores"] for r in of_kind(rulings, "score")] == [{"Ann": 0, "Ben": 1}]
 
 
+def test_a_hand_emptied_by_an_opening_card_wins_and_ends_the_round() -> None:
+    # One card each: Ann's opening card is her last, so she is first to 0 (rules.md section 1).
+    later = [card("9H", 300, 400, "Ben"), card("6S", 40, 400, "Ben"), declare("oink", "Ann")]
+    rulings = rule([OPENING[0], *later], hand_size=1)
+    assert [r["kind"] for r in rulings] == ["legal", "score", "game_over"]
+    assert rulings[-1]["winner"] == "Ann"
+    assert rulings[1]["scores"] == {"Ann": 1, "Ben": 0}
+    assert rulings[0]["hand_counts"] == {"Ann": 0, "Ben": 1}  # and no play after: never below 0
+    turn = rule([OPENING[0], declare("new_round")], hand_size=1)[-1]
+    assert turn["message"] == "Ann won the last round and places the first card."
+
+
 def test_a_new_round_is_opened_by_the_previous_winner() -> None:
     rulings = rule([*_race_to_empty_hand(), declare("new_round"), card("5S", 0, 0, "Ann")])
     assert last(rulings, "illegal")["rule"] == "out_of_turn"

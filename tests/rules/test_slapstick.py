@@ -71,6 +71,42 @@ def test_matching_another_card_gives_the_row_to_the_next_player() -> None:
     assert last(rulings, "turn")["player"] == "Ben"
 
 
+def test_every_card_that_leaves_the_row_in_progress_is_followed_by_whose_turn_it_is() -> None:
+    # contract.md: `turn` (whose turn now) is a kind every game uses, after every play.
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD"))
+    assert [r["kind"] for r in rulings] == ["legal", "turn"] * 3
+    turns = of_kind(rulings, "turn")
+    assert [(t["player"], t["message"]) for t in turns] == [
+        ("Ann", "Ann plays the second card of the row."), ("Ben", "Ben to play."),
+        ("Cat", "Cat to play.")]
+    assert turns[-1]["hand_counts"] == {"Ann": 17, "Ben": 17, "Cat": 18}
+
+
+def test_a_take_is_followed_by_one_turn_only() -> None:
+    rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:KD", "Cat:5H"))
+    assert [r["kind"] for r in rulings[-3:]] == ["legal", "take_row", "turn"]
+    assert len(of_kind(rulings, "turn")) == 4  # three cards leaving the row going, one take
+
+
+def test_the_turn_goes_past_a_player_with_no_cards_to_the_one_who_plays_next() -> None:
+    session = Session.start(GAME, THREE, {})
+    session.feed(CardPlaced(t=1, type="card_placed", card="5S", player="Ann"))
+    session.state.hands["Ben"] = Hand(0)  # Ben is out of cards, the row still in progress
+    rulings = [r.to_json() for r in session.feed(CardPlaced(t=2, type="card_placed",
+                                                            card="9H", player="Ann"))]
+    turn = last(rulings, "turn")
+    assert (turn["player"], turn["message"]) == ("Cat", "Cat to play (Ben has no cards left).")
+
+
+def test_a_chickens_cards_are_each_followed_by_their_own_turn() -> None:
+    observations = [*plays("Ann:5S", "Ann:9H", "Ben:KD"), declare("chicken_out", "Cat"),
+                    *plays("Cat:2C")]
+    rulings = rule(observations)
+    assert [r["kind"] for r in rulings[-4:]] == ["take_row", "turn", "legal", "turn"]
+    assert (rulings[-1]["player"], rulings[-1]["message"]) == (
+        "Cat", "Cat may play another card or stop.")
+
+
 def test_a_joker_gives_the_row_to_the_next_player() -> None:
     rulings = rule(plays("Ann:5S", "Ann:9H", "Ben:JK"))
     take = last(rulings, "take_row")

@@ -435,3 +435,30 @@ def test_blue_piece_left_unmoved_too_long_is_ruled(adjudicate):
     assert [r for r in of_kind(rulings, "illegal") if r.get("player") in ("blue", None)], dump(
         rulings
     )
+
+
+def test_end_turn_on_a_board_ruled_illegal_is_refused_until_it_is_corrected(adjudicate):
+    # Blue's piece goes 3 squares on a roll of 2 and blue ends the phase without putting it
+    # back: the phase is ruled on the observed board (rules.md §4), which is illegal, so the
+    # end is refused and blue's phase stays open; once corrected, play goes on normally.
+    b = Board()
+    b.roll(2)
+    walk(b, "blue", (8, 0), (7, 0), (6, 0), (5, 0))
+    b.show()
+    t_end = b.end_turn("blue")
+    walk(b, "blue", (5, 0), (6, 0), (7, 0))  # corrected: one square from the start
+    b.show()
+    t_blue = b.end_turn("blue")
+    t_red = b.tl.now
+    walk(b, "red", (2, 1), (3, 1))
+    b.show()
+    b.end_turn("red")
+    rulings = b.rulings(adjudicate)
+    refused = of_kind(rulings, ("legal", "illegal"), since=t_end, until=t_end + 0.5)
+    assert [r["kind"] for r in refused] == ["illegal"], dump(rulings)
+    assert_illegal(refused[0], "board_not_restored")
+    assert refused[0]["player"] == "blue"
+    blue = phase_verdict(rulings, t_blue, "blue")
+    assert blue["kind"] == "legal" and len(actions_of(blue)) == 1, dump(rulings)
+    assert of_kind(rulings, "illegal", since=t_red) == [], dump(rulings)
+    assert phase_verdict(rulings, t_red, "red")["kind"] == "legal"
