@@ -26,6 +26,9 @@ BY_RULE: Final = {
     "victory_path_blocked": "Red must always leave blue a path to the victory square.",
     "no_die_roll": "A game turn starts with the d4 roll; the board changed before one.",
     "bad_die_roll": "A die roll is 1 to 4.",
+    "board_not_restored": "A phase's result is the board on the table, and that board was "
+                          "ruled illegal: put the pieces back or correct the board before "
+                          "ending the phase or rolling again.",
     "cannot_end_turn": "The declaration means nothing at this point of the game.",
     "no_ten_card_string": "A ten-card string needs the setting and ten cards in sequence.",
     "card_already_on_table": "A card cannot be on the table twice: one of the readings is a "
