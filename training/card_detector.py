@@ -8,7 +8,7 @@
 Trained from scratch (no pretrained weights exist here) on the rendered scenes' whole-card
 outlines (covered parts included), so it can give a card's full outline when one end is
 under another card. Outputs ``models/card_detector.onnx`` (what the referee runs with
-onnxruntime; weights quantised to 8 bits), ``models/card_detector.pt`` and
+onnxruntime; weights stored as float16), ``models/card_detector.pt`` and
 ``models/card_detector.json``.
 """
 
@@ -43,12 +43,11 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
     trained = YOLO(str(best))
     onnx_path = Path(trained.export(format="onnx", imgsz=imgsz, simplify=True))
     MODELS.mkdir(exist_ok=True)
-    # Weights to 8 bits: 3.3 MB instead of 12.4, the same figures on the real photos
-    # (edje test, both finders: recall 66.4%, precision 84.8% vs 84.1%, rank 87.4% vs 88.4%).
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    # Weights stored as float16 (6.3 MB instead of 12.4), float32 arithmetic: the 8-bit
+    # convolutions shipped up to session 14 were smaller but slower (training/onnx_weights.py).
+    from training.onnx_weights import convert
 
-    quantize_dynamic(str(onnx_path), str(MODELS / "card_detector.onnx"),
-                     weight_type=QuantType.QUInt8)
+    convert(onnx_path, MODELS / "card_detector.onnx")
     shutil.copy(best, MODELS / "card_detector.pt")
     metrics = getattr(results, "results_dict", {}) or {}
     meta = {

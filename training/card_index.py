@@ -9,8 +9,8 @@ With ``--faces`` it trains the whole-face classifier instead (``models/card_face
 The model is trained from scratch (no pretrained weights exist here) on index corners
 (``crops.INDEX_MM``, scaled to 64 x 64) warped by ``referee.detection.crops`` from
 rendered scenes of the training decks; the validation decks measure it. Outputs:
-``models/card_index.onnx`` (what the referee runs, with onnxruntime; weights quantised to 8
-bits), ``models/card_index.json`` (classes, input size, index cut, how it was made) and
+``models/card_index.onnx`` (what the referee runs, with onnxruntime; weights stored as
+float16), ``models/card_index.json`` (classes, input size, index cut, how it was made) and
 ``models/card_index.pt`` (the ultralytics checkpoint).
 """
 
@@ -78,12 +78,11 @@ def train(data: Path, crop_mm: list[float] | None, epochs: int, imgsz: int, batc
     trained = YOLO(str(best))
     onnx_path = Path(trained.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True))
     MODELS.mkdir(exist_ok=True)
-    # Weights to 8 bits: 1.6 MB instead of 5.8, the same accuracy (80.4% vs 80.5% top-1 on
-    # the validation decks' crops), about 1 ms per card instead of 0.5.
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    # Weights stored as float16 (3.0 MB instead of 5.8), float32 arithmetic: the 8-bit
+    # convolutions shipped up to session 14 were smaller but slower (training/onnx_weights.py).
+    from training.onnx_weights import convert
 
-    quantize_dynamic(str(onnx_path), str(MODELS / f"{name}.onnx"),
-                     weight_type=QuantType.QUInt8)
+    convert(onnx_path, MODELS / f"{name}.onnx")
     shutil.copy(best, MODELS / f"{name}.pt")
     names = trained.names
     meta = {
