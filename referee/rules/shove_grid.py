@@ -370,6 +370,9 @@ def _accept(state: ShoveState, found: tuple[Reached, ...], t: float) -> list[Rul
         return []
     problem = _end_problem(state, candidate, t)
     if problem:
+        # Every action is used and the table shows a board that cannot end the phase: it
+        # stays open on the last legal board until the table is put right (board_not_restored).
+        state.phase = replace(state.phase, disputed=True)
         return [problem]
     state.phase = candidate
     state.used_up = candidate.colour

@@ -636,6 +636,13 @@ def test_red_ending_on_the_victory_square_with_no_actions_left(tmp_path: Path) -
     game.end()
     assert only(game.see("B...\n....\n....\n.R.."), "illegal")["rule"] == "red_on_victory_square"
     assert game.state.phase is not None and game.state.phase.board == Board.of([(1, 1)], [(3, 0)])
+    # The table still shows red on the victory square: red's phase cannot end, by end_turn
+    # or by the next roll, until the board is put right.
+    assert only(game.end(), "illegal")["rule"] == "board_not_restored"
+    assert only(game.roll(2), "illegal")["rule"] == "board_not_restored"
+    assert game.state.turn == 1
+    assert game.see("B...\n....\n.R..\n....") == []  # put back: the phase goes on
+    assert kinds(game.end()) == ["legal", "turn"]
 
 
 BLOCKABLE = """
