@@ -78,7 +78,7 @@ def train(data: Path, crop_mm: list[float] | None, epochs: int, imgsz: int, batc
     trained = YOLO(str(best))
     onnx_path = Path(trained.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True))
     MODELS.mkdir(exist_ok=True)
-    # Weights stored as float16 (3.0 MB instead of 5.8), float32 arithmetic: the 8-bit
+    # Weights stored as float16 (3.1 MB instead of 5.8), float32 arithmetic: the 8-bit
     # convolutions shipped up to session 14 were smaller but slower (training/onnx_weights.py).
     from training.onnx_weights import convert
 

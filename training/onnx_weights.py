@@ -24,13 +24,18 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-#: Float initializers smaller than this (scales, shapes, anchors) stay float32.
+#: Float initializers smaller than this (scales, shapes, biases of small layers) stay float32.
 MIN_HALF_SIZE = 64
 
 
+#: ``quantize_dynamic``'s integer operators and the float ones they stand for.
+FLOAT_OF = {"ConvInteger": "Conv", "MatMulInteger": "MatMul"}
+
+
 def float_convolutions(model: onnx.ModelProto) -> onnx.ModelProto:
-    """``quantize_dynamic``'s pattern DynamicQuantizeLinear(x) -> ConvInteger -> Cast -> Mul
-    (by the input's and the weights' scales) replaced by Conv(x, weights dequantised)."""
+    """``quantize_dynamic``'s pattern DynamicQuantizeLinear(x) -> ConvInteger (or
+    MatMulInteger, a classifier's last layer) -> Cast -> Mul (by the input's and the
+    weights' scales) replaced by Conv(x, weights dequantised) (or MatMul)."""
     graph = model.graph
     initializers = {init.name: init for init in graph.initializer}
     producer = {out: node for node in graph.node for out in node.output}
@@ -42,11 +47,11 @@ def float_convolutions(model: onnx.ModelProto) -> onnx.ModelProto:
     def array(name: str) -> np.ndarray[Any, Any]:
         return numpy_helper.to_array(initializers[name])
 
-    replaced: dict[int, Any] = {}  # id of a ConvInteger node -> its Conv
+    replaced: dict[int, Any] = {}  # id of an integer node -> its float one
     dropped: set[int] = set()
     weights = []
     for node in graph.node:
-        if node.op_type != "ConvInteger":
+        if node.op_type not in FLOAT_OF:
             continue
         quantise = producer[node.input[0]]
         cast = consumers[node.output[0]][0]
@@ -55,20 +60,22 @@ def float_convolutions(model: onnx.ModelProto) -> onnx.ModelProto:
         if (quantise.op_type, cast.op_type, scale.op_type, scales.op_type) != (
                 "DynamicQuantizeLinear", "Cast", "Mul", "Mul"):
             raise ValueError(f"{node.name}: not quantize_dynamic's pattern")
-        per_channel = [1] * (array(node.input[1]).ndim - 1)
         zero = array(node.input[3]).astype(np.float32) if len(node.input) > 3 else 0.0
         step = array(next(n for n in scales.input if n in initializers)).astype(np.float32)
-        if np.ndim(zero) == 1:
-            zero = np.reshape(zero, (-1, *per_channel))
-        if np.ndim(step) == 1:
-            step = np.reshape(step, (-1, *per_channel))
+        if node.op_type == "ConvInteger":  # per output channel: the first axis of a kernel
+            per_channel = [1] * (array(node.input[1]).ndim - 1)
+            if np.ndim(zero) == 1:
+                zero = np.reshape(zero, (-1, *per_channel))
+            if np.ndim(step) == 1:
+                step = np.reshape(step, (-1, *per_channel))
+        # (MatMulInteger's per-column scales, shape (N,), broadcast over its K x N weights.)
         name = node.input[1].removesuffix("_quantized")
         weights.append(numpy_helper.from_array(
             ((array(node.input[1]).astype(np.float32) - zero) * step).astype(np.float32), name))
-        conv = helper.make_node("Conv", [quantise.input[0], name], [scale.output[0]],
-                                name=node.name.removesuffix("_quant") or name)
-        conv.attribute.extend(node.attribute)
-        replaced[id(node)] = conv
+        done = helper.make_node(FLOAT_OF[node.op_type], [quantise.input[0], name],
+                                [scale.output[0]], name=node.name.removesuffix("_quant") or name)
+        done.attribute.extend(node.attribute)
+        replaced[id(node)] = done
         dropped.update({id(cast), id(scale)})
     if not replaced:
         return model
