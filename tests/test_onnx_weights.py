@@ -50,7 +50,7 @@ def _run(path: Path, x: np.ndarray) -> np.ndarray:
                       .run(None, {"x": x})[0])
 
 
-def test_an_8_bit_model_gets_float_convolutions_with_half_stored_weights(tmp_path: Path) -> None:
+def test_an_8_bit_model_gets_float_layers_with_half_stored_weights(tmp_path: Path) -> None:
     float_model, quantised = tmp_path / "float.onnx", tmp_path / "int8.onnx"
     _conv_net(float_model)
     quantize_dynamic(str(float_model), str(quantised), weight_type=QuantType.QUInt8)

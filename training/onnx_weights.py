@@ -2,16 +2,17 @@
 
     python -m training.onnx_weights models/card_detector.onnx models/card_index.onnx ...
 
-rewrites each file in place. A model whose convolutions onnxruntime's ``quantize_dynamic``
-made 8-bit (``ConvInteger`` on activations quantised frame by frame, as the models up to
-session 14 were shipped) first gets its float convolutions back, with the weights the 8-bit
-ones stand for; then every float weight is stored as float16 behind a ``Cast`` to float32,
+rewrites each file in place. A model whose layers onnxruntime's ``quantize_dynamic`` made
+8-bit (``ConvInteger`` and ``MatMulInteger`` on activations quantised frame by frame, as the
+models up to session 14 were shipped) first gets its float layers back, with the weights
+the 8-bit ones stand for; then every float weight is stored as float16 behind a ``Cast`` to float32,
 which onnxruntime folds into a constant when it loads the model. So the file is half the
 size of a float32 export, and the arithmetic is float32: on this 2-core CPU the card
 detector ran in 43 ms instead of 74 and the index classifier read 16 corners in 9 ms
 instead of 16 (``ConvInteger`` is slow here), with the same weights (models/README.md).
 
-Training-only (needs the ``onnx`` package of the ``train`` extra); the runtime never imports it.
+Training-only (needs the ``onnx`` package of the ``train`` and ``test`` extras); the runtime
+never imports it.
 """
 
 from __future__ import annotations
@@ -26,13 +27,11 @@ from onnx import helper, numpy_helper
 
 #: Float initializers smaller than this (scales, shapes, biases of small layers) stay float32.
 MIN_HALF_SIZE = 64
-
-
 #: ``quantize_dynamic``'s integer operators and the float ones they stand for.
 FLOAT_OF = {"ConvInteger": "Conv", "MatMulInteger": "MatMul"}
 
 
-def float_convolutions(model: onnx.ModelProto) -> onnx.ModelProto:
+def float_layers(model: onnx.ModelProto) -> onnx.ModelProto:
     """``quantize_dynamic``'s pattern DynamicQuantizeLinear(x) -> ConvInteger (or
     MatMulInteger, a classifier's last layer) -> Cast -> Mul (by the input's and the
     weights' scales) replaced by Conv(x, weights dequantised) (or MatMul)."""
@@ -123,7 +122,7 @@ def _keep(graph: Any, nodes: list[Any]) -> None:
 
 def convert(path: Path, out: Path | None = None) -> Path:
     """``path`` (float or 8-bit) rewritten with float16-stored weights, at ``out`` or in place."""
-    model = half_weights(float_convolutions(onnx.load(str(path))))
+    model = half_weights(float_layers(onnx.load(str(path))))
     onnx.checker.check_model(model)
     target = out or path
     onnx.save(model, str(target))
