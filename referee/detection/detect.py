@@ -18,7 +18,7 @@ from referee.detection.cards import (
     ModelMissingError,
 )
 from referee.detection.learned import CardDetector
-from referee.detection.outlines import Outline, alone, distinct, find_cards
+from referee.detection.outlines import Outline, alone, distinct, find_cards, gradients
 
 Image = npt.NDArray[np.uint8]
 #: Below this identity confidence an outline is dropped as no card (``detect`` only: the
@@ -75,10 +75,11 @@ def find_outlines(image: Image, detector: CardDetector | None,
     """Candidate card outlines: the learned detector's (whole cards, also partly covered
     ones) and (``shapes_too``) the shape finder's (tight corners for a card lying apart).
     Both may find the same card; ``detect`` keeps the better-read one."""
+    slopes = gradients(image)  # both refine their outlines on the image's edges
     if detector is None:
-        return find_cards(image)
-    learned = detector.find(image)
-    return [*learned, *find_cards(image)] if shapes_too else learned
+        return find_cards(image, slopes)
+    learned = detector.find(image, slopes=slopes)
+    return [*learned, *find_cards(image, slopes)] if shapes_too else learned
 
 
 def detect(image: Image, identifier: CardIdentifier | None,

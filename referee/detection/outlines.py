@@ -15,6 +15,7 @@ from typing import Final
 import cv2
 import numpy as np
 import numpy.typing as npt
+import shapely
 from shapely.geometry import MultiPoint, Polygon
 
 Image = npt.NDArray[np.uint8]
@@ -79,8 +80,12 @@ def _quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float64] | None:
     return None
 
 
-def find_cards(image: Image) -> list[Outline]:
-    """Card outlines in ``image`` (BGR), best first."""
+Gradients = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
+
+
+def find_cards(image: Image, slopes: Gradients | None = None) -> list[Outline]:
+    """Card outlines in ``image`` (BGR), best first (``slopes``: the image's ``gradients``,
+    when the caller has them already)."""
     height, width = image.shape[:2]
     scale = min(1.0, WORK_SIDE / max(height, width))
     small: Image = np.asarray(
@@ -134,11 +139,9 @@ def find_cards(image: Image) -> list[Outline]:
     found += [o for o in outlines_in(parted)
               if all(overlap(o.corners, f.corners) < SAME_CARD_IOU for f in found)]
     kept = [found[i] for i in distinct(found, [o.score for o in found])]
-    slopes = gradients(image)
+    if slopes is None:
+        slopes = gradients(image)
     return [Outline(refine_edges(slopes, o.corners / scale), o.score) for o in kept]
-
-
-Gradients = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
 
 
 def gradients(image: Image) -> Gradients:
@@ -158,25 +161,32 @@ def refine_edges(slopes: Gradients, corners: npt.NDArray[np.float64],
     gx, gy = slopes
     pts = np.asarray(corners, dtype=np.float64)
     centre = pts.mean(axis=0)
-    lines = []
     offsets = np.arange(-reach, reach + 0.01, 0.5)
     weights = np.exp(-0.5 * (offsets / spread) ** 2) if spread else np.ones_like(offsets)
-    for a, b in zip(pts, np.roll(pts, -1, axis=0), strict=True):
-        direction = (b - a) / max(np.linalg.norm(b - a), 1e-9)
-        normal = np.array([-direction[1], direction[0]])
-        if np.dot(normal, (a + b) / 2 - centre) < 0:
-            normal = -normal  # outward
-        samples = a + np.outer(np.linspace(0.15, 0.85, 24), b - a)
-        xs = (samples[:, None, 0] + offsets[None, :] * normal[0]).astype(np.float32)
-        ys = (samples[:, None, 1] + offsets[None, :] * normal[1]).astype(np.float32)
-        across = np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR) * normal[0]
-                        + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR) * normal[1])
+    ends = np.roll(pts, -1, axis=0)
+    directions = (ends - pts) / np.maximum(np.linalg.norm(ends - pts, axis=1), 1e-9)[:, None]
+    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
+    outward = np.einsum("ij,ij->i", normals, (pts + ends) / 2 - centre) >= 0
+    normals = np.where(outward[:, None], normals, -normals)
+    # Every side's samples in one map (4 sides x 24 points x offsets): two remaps in all.
+    samples = pts[:, None, :] + np.linspace(0.15, 0.85, 24)[None, :, None] \
+        * (ends - pts)[:, None, :]
+    xs = (samples[:, :, None, 0] + offsets[None, None, :] * normals[:, None, None, 0])
+    ys = (samples[:, :, None, 1] + offsets[None, None, :] * normals[:, None, None, 1])
+    shape = (4 * samples.shape[1], offsets.size)
+    xs32, ys32 = xs.reshape(shape).astype(np.float32), ys.reshape(shape).astype(np.float32)
+    along_x = cv2.remap(gx, xs32, ys32, cv2.INTER_LINEAR).reshape(xs.shape)
+    along_y = cv2.remap(gy, xs32, ys32, cv2.INTER_LINEAR).reshape(xs.shape)
+    lines = []
+    for side in range(4):
+        a, b, normal = pts[side], ends[side], normals[side]
+        across = np.abs(along_x[side] * normal[0] + along_y[side] * normal[1])
         best = offsets[np.argmax(across * weights, axis=1)]
         strong = across.max(axis=1) > 4 * np.median(across) + 1e-3
         if strong.sum() < 6:
             lines.append((a, b))
             continue
-        moved = samples[strong] + best[strong, None] * normal
+        moved = samples[side][strong] + best[strong, None] * normal
         vx, vy, x0, y0 = cv2.fitLine(moved.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
         point, heading = np.array([x0[0], y0[0]]), np.array([vx[0], vy[0]])
         lines.append((point, point + heading))
@@ -203,11 +213,34 @@ def _intersect(p1: npt.NDArray[np.float64], p2: npt.NDArray[np.float64],
 def distinct(outlines: list[Outline], priority: list[float]) -> list[int]:
     """Indices of the outlines kept when, of two overlapping as the same card (IoU >=
     SAME_CARD_IOU), only the one of higher priority stays; highest priority first."""
+    order = sorted(range(len(outlines)), key=lambda i: -priority[i])
+    shapes = [Polygon(np.asarray(outlines[i].corners)) for i in order]
+    return [order[k] for k in greedy_distinct(shapes, SAME_CARD_IOU, at_limit=True)]
+
+
+def greedy_distinct(shapes: Sequence[Polygon], limit: float, *,
+                    at_limit: bool = False) -> list[int]:
+    """Indices of ``shapes`` (best first), each kept unless it overlaps one kept before it
+    by more than ``limit`` (intersection over union; ``at_limit``: or exactly that much).
+    Each shape is compared with all those kept in one vectorised call, after a bounding-box
+    test (a frame may hold dozens of candidate outlines)."""
+    polygons = np.array(shapes, dtype=object)
+    areas = shapely.area(polygons)
+    bounds = shapely.bounds(polygons)  # n x (xmin, ymin, xmax, ymax)
     kept: list[int] = []
-    for i in sorted(range(len(outlines)), key=lambda i: -priority[i]):
-        if all(overlap(outlines[i].corners, outlines[j].corners) < SAME_CARD_IOU
-               for j in kept):
-            kept.append(i)
+    for i, shape in enumerate(shapes):
+        if kept:
+            others = np.array(kept)
+            box = bounds[others]
+            near = others[(box[:, 0] <= bounds[i, 2]) & (box[:, 2] >= bounds[i, 0])
+                          & (box[:, 1] <= bounds[i, 3]) & (box[:, 3] >= bounds[i, 1])]
+            if near.size:
+                inter = shapely.area(shapely.intersection(shape, polygons[near]))
+                with np.errstate(divide="ignore", invalid="ignore"):  # two empty shapes
+                    iou = inter / (areas[i] + areas[near] - inter)
+                if ((iou >= limit) if at_limit else (iou > limit)).any():
+                    continue
+        kept.append(i)
     return kept
 
 

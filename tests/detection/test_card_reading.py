@@ -152,3 +152,19 @@ def test_a_reading_keeps_the_next_likeliest_cards(identifier: CardIdentifier) ->
     decided = identifier._decide(reading, face, np.stack([first, second]))
     assert decided.card == "7C" and decided.alternatives[:2] == (
         ("JC", reading.confidence), reading.alternatives[0])  # the corners' reading first
+
+
+def test_a_big_batch_split_among_cores_reads_as_one_run(identifier: CardIdentifier) -> None:
+    rng = np.random.default_rng(3)
+    crops = [rng.integers(0, 256, (64, 64, 3), dtype=np.uint8) for _ in range(40)]
+    index = identifier._index
+    saved = index.workers
+    try:
+        index.workers = 1
+        whole = index.probabilities(crops)
+        index.workers = 3
+        split = index.probabilities(crops)
+    finally:
+        index.workers = saved
+    assert split.shape == whole.shape == (40, len(identifier.classes))
+    np.testing.assert_allclose(split, whole, atol=1e-5)

@@ -13,11 +13,12 @@ from referee.detection.crops import (
     FACE_CROP_PX,
     LEGACY_INDEX_MM,
     card_crops,
+    face_crop,
     index_crops,
     order_corners,
 )
 from referee.detection.detect import DetectError, Detections, annotate, detect, read_image
-from referee.detection.outlines import alone, find_cards
+from referee.detection.outlines import alone, distinct, find_cards, greedy_distinct, overlap
 from synth import effects
 from synth.camera import Camera
 from synth.scene import Renderer, Scene, card
@@ -48,6 +49,7 @@ def test_the_face_crop_is_the_whole_card_and_the_corners_match_index_crops() -> 
     same = index_crops(image, cards[1])
     assert [c.tobytes() for c in (first, second)] == [c.tobytes() for c in same]
     assert face.shape == (FACE_CROP_PX, FACE_CROP_PX, 3)
+    assert face.tobytes() == face_crop(image, cards[1]).tobytes()
     # The 7H's face: paper along the rim (the rounded corners aside), red pips inside.
     rim = np.concatenate([face[1, 6:-6], face[-2, 6:-6], face[6:-6, 1],
                           face[6:-6, -2]]).astype(int)
@@ -207,7 +209,7 @@ class _Finds:
         self.corners = corners
         self.score = 0.6
 
-    def find(self, image):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None):  # type: ignore[no-untyped-def]
         from referee.detection.outlines import Outline
 
         return [Outline(self.corners, self.score, learned=True)]
@@ -242,3 +244,46 @@ def test_a_box_the_detector_is_sure_of_is_a_card_whatever_its_corners_read(
     detector.score = score
     found = detect(image, _ReadsTable(), detector)  # type: ignore[arg-type]
     assert [c.card for c in found.cards] == (["??"] if kept else [])
+
+
+def _reference_distinct(boxes: list[np.ndarray], limit: float, at_limit: bool) -> list[int]:
+    kept: list[int] = []
+    for i, box in enumerate(boxes):
+        ious = [overlap(box, boxes[j]) for j in kept]
+        if not any((iou >= limit) if at_limit else (iou > limit) for iou in ious):
+            kept.append(i)
+    return kept
+
+
+@pytest.mark.parametrize("at_limit", [False, True])
+def test_greedy_distinct_keeps_what_comparing_every_pair_keeps(at_limit: bool) -> None:
+    from shapely.geometry import Polygon
+
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        boxes = []
+        for _ in range(int(rng.integers(1, 25))):
+            cx, cy = rng.uniform(0, 300, 2)
+            w, h, angle = rng.uniform(20, 90), rng.uniform(20, 120), rng.uniform(0, np.pi)
+            rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+            half = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2
+            boxes.append(half @ rot.T + (cx, cy))
+        boxes.append(boxes[0].copy())  # the same box twice: IoU exactly 1
+        kept = greedy_distinct([Polygon(b) for b in boxes], 0.3, at_limit=at_limit)
+        assert kept == _reference_distinct(boxes, 0.3, at_limit)
+        assert len(boxes) - 1 not in kept
+
+
+def test_distinct_keeps_the_better_of_two_outlines_of_one_card_only() -> None:
+    from referee.detection.outlines import SAME_CARD_IOU, Outline
+
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
+    # Shifted by d, two squares overlap by IoU (10 - d) / (10 + d): SAME_CARD_IOU at d0.
+    d0 = 10 * (1 - SAME_CARD_IOU) / (1 + SAME_CARD_IOU)
+    same, other = square + np.array([0.98 * d0, 0]), square + np.array([1.02 * d0, 0])
+    assert overlap(square, same) > SAME_CARD_IOU > overlap(square, other)
+    apart = square + np.array([40.0, 0.0])
+    outlines = [Outline(square, 0.9), Outline(same, 0.8), Outline(apart, 0.7)]
+    assert distinct(outlines, [0.2, 0.9, 0.5]) == [1, 2]
+    outlines = [Outline(square, 0.9), Outline(other, 0.8), Outline(apart, 0.7)]
+    assert distinct(outlines, [0.2, 0.9, 0.5]) == [1, 2, 0]
