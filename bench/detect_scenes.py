@@ -11,13 +11,15 @@ the frame and is at least 45 px wide:
   the same for fully visible cards and for cards at least 40% visible;
 - identity accuracy of the found cards (against the ground truth card code);
 - detections matching no card (precision);
-- milliseconds per frame: median and 95th percentile.
+- milliseconds per frame: median and 95th percentile (``--repeat N``: each frame's time is
+  the fastest of N runs, as steady as a shared machine allows; its readings are the same).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 
 import cv2
@@ -46,6 +48,9 @@ def main() -> None:
     parser.add_argument("--split", default="test", choices=["train", "val", "test"])
     parser.add_argument("--scenes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=77)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="time each frame this many times and take the fastest (a "
+                             "shared or noisy machine slows single runs at random)")
     finders.add_arguments(parser)
     args = parser.parse_args()
     identifier, detector, shapes_too = finders.models(args)
@@ -61,10 +66,13 @@ def main() -> None:
         image, truth = renderer.render(scene)
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         assert ok
-        started = time.perf_counter()
-        decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
-        result = detect(decoded, identifier, detector, shapes_too)
-        times.append(time.perf_counter() - started)
+        fastest = math.inf
+        for _ in range(max(1, args.repeat)):
+            started = time.perf_counter()
+            decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+            result = detect(decoded, identifier, detector, shapes_too)
+            fastest = min(fastest, time.perf_counter() - started)
+        times.append(fastest)
         outlines = [np.array(c.corners) for c in result.cards]
         detections += len(outlines)
         counted = []
@@ -114,6 +122,7 @@ def main() -> None:
         "precision_pct": pct(matched, detections),
         "ms_per_frame_median": round(float(np.median(ms)), 1),
         "ms_per_frame_p95": round(float(np.percentile(ms, 95)), 1),
+        "timed_runs_per_frame": max(1, args.repeat),
     }))
 
 

@@ -103,15 +103,12 @@ def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
     boxes = raw[:, keep].T
     boxes = boxes[np.argsort(-boxes[:, 4])]
     outlines: list[Outline] = []
-    polygons: list[Polygon] = []
     for cx, cy, w, h, score, angle in boxes:
         corners = cv2.boxPoints(((cx, cy), (w, h), float(np.degrees(angle))))
         corners = (np.asarray(corners, np.float64) - (left, top)) / scale
-        polygon = Polygon(corners)
-        if polygon.area > 0:
+        if Polygon(corners).area > 0:
             outlines.append(Outline(corners, float(score), learned=True))
-            polygons.append(polygon)
-    return [outlines[i] for i in greedy_distinct(polygons, NMS_IOU)] if polygons else []
+    return [outlines[i] for i in greedy_distinct([o.corners for o in outlines], NMS_IOU)]
 
 
 def _short_side(corners: npt.NDArray[np.float64]) -> float:

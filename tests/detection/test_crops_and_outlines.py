@@ -18,7 +18,15 @@ from referee.detection.crops import (
     order_corners,
 )
 from referee.detection.detect import DetectError, Detections, annotate, detect, read_image
-from referee.detection.outlines import alone, distinct, find_cards, greedy_distinct, overlap
+from referee.detection.outlines import (
+    alone,
+    distinct,
+    find_cards,
+    greedy_distinct,
+    overlap,
+    polygon_iou,
+    quad_iou,
+)
 from synth import effects
 from synth.camera import Camera
 from synth.scene import Renderer, Scene, card
@@ -247,9 +255,12 @@ def test_a_box_the_detector_is_sure_of_is_a_card_whatever_its_corners_read(
 
 
 def _reference_distinct(boxes: list[np.ndarray], limit: float, at_limit: bool) -> list[int]:
+    from shapely.geometry import MultiPoint
+
+    hulls = [MultiPoint(box).convex_hull for box in boxes]
     kept: list[int] = []
-    for i, box in enumerate(boxes):
-        ious = [overlap(box, boxes[j]) for j in kept]
+    for i, hull in enumerate(hulls):
+        ious = [polygon_iou(hull, hulls[j]) for j in kept]
         if not any((iou >= limit) if at_limit else (iou > limit) for iou in ious):
             kept.append(i)
     return kept
@@ -257,8 +268,6 @@ def _reference_distinct(boxes: list[np.ndarray], limit: float, at_limit: bool) -
 
 @pytest.mark.parametrize("at_limit", [False, True])
 def test_greedy_distinct_keeps_what_comparing_every_pair_keeps(at_limit: bool) -> None:
-    from shapely.geometry import Polygon
-
     rng = np.random.default_rng(5)
     for _ in range(30):
         boxes = []
@@ -269,9 +278,13 @@ def test_greedy_distinct_keeps_what_comparing_every_pair_keeps(at_limit: bool) -
             half = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2
             boxes.append(half @ rot.T + (cx, cy))
         boxes.append(boxes[0].copy())  # the same box twice: IoU exactly 1
-        kept = greedy_distinct([Polygon(b) for b in boxes], 0.3, at_limit=at_limit)
+        boxes.append(boxes[-1][::-1].copy())  # corners the other way round
+        boxes.append(boxes[0][[0, 2, 1, 3]])  # no convex quad: crossed sides
+        for box in boxes[:-1]:  # the convex ones
+            assert quad_iou(boxes[0], box) == pytest.approx(overlap(boxes[0], box), abs=1e-5)
+        kept = greedy_distinct(boxes, 0.3, at_limit=at_limit)
         assert kept == _reference_distinct(boxes, 0.3, at_limit)
-        assert len(boxes) - 1 not in kept
+        assert not {len(boxes) - 3, len(boxes) - 2, len(boxes) - 1} & set(kept)
 
 
 def test_distinct_keeps_the_better_of_two_outlines_of_one_card_only() -> None:
