@@ -15,6 +15,7 @@ whose best reading is not confident enough is reported as ``??``.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -104,7 +105,11 @@ class _Classifier:
         self.path = model
         self.classes: list[str] = list(self.meta["classes"])
         self.threads = threads
-        self.workers = max(1, min(MAX_WORKERS, _cores()))
+        # Split only batches for one-thread sessions: a session given more threads
+        # already uses the cores.
+        self.workers = max(1, min(MAX_WORKERS, _cores())) if threads == 1 else 1
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
         self.members = [model.parent / name for name in self.meta.get("members", [])]
         for member in self.members:
             if list(read_meta(member, what)["classes"]) != self.classes:
@@ -132,18 +137,27 @@ class _Classifier:
         parts = min(self.workers, len(batch) // SPLIT_BATCH)
         if parts < 2:
             return run(batch)
-        return np.concatenate(list(self._pool.map(run, np.array_split(batch, parts))))
+        try:
+            results = list(self._workers().map(run, np.array_split(batch, parts)))
+        except RuntimeError:  # no new threads while the interpreter shuts down
+            return run(batch)
+        return np.concatenate(results)
 
-    @cached_property
-    def _pool(self) -> ThreadPoolExecutor:
-        return ThreadPoolExecutor(self.workers, thread_name_prefix="card-classifier")
+    def _workers(self) -> ThreadPoolExecutor:
+        with self._pool_lock:  # one pool, even when two threads read cards at once
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.workers,
+                                                thread_name_prefix="card-classifier")
+            return self._pool
 
 
 @dataclass(frozen=True)
 class _Cut:
     """A card as cut for the models, and the index model's first reading of its corners;
     its face is cut only when it is read (``face``): of the many candidate outlines
-    ``referee detect`` reads, few are kept and fewer lie apart."""
+    ``referee detect`` reads, few are kept and fewer lie apart. ``image`` is the caller's
+    frame itself, not a copy (a copy per candidate would cost more than the cut): it must
+    not be changed while the reading may still be confirmed."""
 
     corners: tuple[Image, Image]
     probabilities: npt.NDArray[np.float32]  # 2 x classes

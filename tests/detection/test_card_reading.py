@@ -168,3 +168,16 @@ def test_a_big_batch_split_among_cores_reads_as_one_run(identifier: CardIdentifi
         index.workers = saved
     assert split.shape == whole.shape == (40, len(identifier.classes))
     np.testing.assert_allclose(split, whole, atol=1e-5)
+
+
+def test_batches_are_split_only_for_one_thread_sessions_and_never_lost() -> None:
+    assert CardIdentifier(threads=2)._index.workers == 1  # it has the cores already
+    fresh = CardIdentifier(threads=1)
+    index = fresh._index
+    index.workers = 2
+    rng = np.random.default_rng(4)
+    crops = [rng.integers(0, 256, (64, 64, 3), dtype=np.uint8) for _ in range(40)]
+    split = index.probabilities(crops)
+    index._workers().shutdown()  # as at the interpreter's exit: no new work is taken
+    after = index.probabilities(crops)  # read unsplit instead of raising
+    np.testing.assert_allclose(after, split, atol=1e-5)

@@ -287,6 +287,57 @@ def test_greedy_distinct_keeps_what_comparing_every_pair_keeps(at_limit: bool) -
         assert not {len(boxes) - 3, len(boxes) - 2, len(boxes) - 1} & set(kept)
 
 
+def _box(centre: tuple[float, float], size: tuple[float, float], angle: float) -> np.ndarray:
+    import cv2
+
+    return np.asarray(cv2.boxPoints((centre, size, angle)), dtype=np.float64)
+
+
+def test_quad_iou_is_exact_for_nearly_equal_boxes() -> None:
+    # OpenCV's float32 intersectConvexConvex gave 0.320 for this pair (opencv#22812), so
+    # a second outline of one card would have been kept as another card.
+    centre, size = (1085.6974639295254, 1369.7582225163237), (110.29607530826125,
+                                                             154.8845576788363)
+    a = _box(centre, size, 167.21866588155495)
+    b = _box(centre, (size[0] * 1.061773473793148, size[1]), 167.21866588155495)
+    assert quad_iou(a, b) == pytest.approx(overlap(a, b), abs=1e-9)
+    assert quad_iou(a, b) > 0.9
+    assert greedy_distinct([a, b], 0.5) == [0]
+    rng = np.random.default_rng(22812)
+    for _ in range(300):  # the same box, a little scaled, turned or shifted
+        centre = tuple(rng.uniform(0, 2000, 2))
+        size = tuple(rng.uniform(40, 200, 2))
+        angle = rng.uniform(0, 180)
+        a = _box(centre, size, angle)
+        b = _box((centre[0] + rng.normal(0, 0.5), centre[1]),
+                 (size[0] * rng.uniform(1, 1.1), size[1]), angle + rng.choice([0, 1e-4]))
+        assert quad_iou(a, b) == pytest.approx(overlap(a, b), abs=1e-6)
+
+
+def test_quad_iou_of_boxes_sharing_sides_or_nested() -> None:
+    whole = np.array([[0, 0], [4, 0], [4, 1], [0, 1]], float)
+    left, right = whole * [0.5, 1], whole * [0.5, 1] + [2, 0]
+    inner = np.array([[1, 0.25], [3, 0.25], [3, 0.75], [1, 0.75]])
+    assert quad_iou(whole, left) == 0.5
+    assert quad_iou(left, whole[::-1]) == 0.5  # either winding
+    assert quad_iou(left, right) == 0.0  # touching along a side only
+    assert quad_iou(whole, inner) == pytest.approx(0.25)
+    assert quad_iou(inner, whole) == pytest.approx(0.25)
+    assert quad_iou(whole, whole + np.array([4.0, 1.0])) == 0.0  # touching at a corner only
+    assert greedy_distinct([whole, inner, left], 0.3) == [0, 1]
+
+
+def test_an_overlap_of_exactly_the_limit_counts_only_at_limit() -> None:
+    from referee.detection.outlines import SAME_CARD_IOU, Outline
+
+    whole = np.array([[0, 0], [4, 0], [4, 1], [0, 1]], float)
+    half = np.array([[0, 0], [2, 0], [2, 1], [0, 1]], float)
+    assert SAME_CARD_IOU == 0.5 and quad_iou(whole, half) == 0.5
+    assert distinct([Outline(whole, 0.9), Outline(half, 0.8)], [0.9, 0.8]) == [0]
+    assert greedy_distinct([whole, half], 0.5) == [0, 1]
+    assert greedy_distinct([whole, half], 0.5, at_limit=True) == [0]
+
+
 def test_distinct_keeps_the_better_of_two_outlines_of_one_card_only() -> None:
     from referee.detection.outlines import SAME_CARD_IOU, Outline
 
