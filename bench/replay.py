@@ -182,6 +182,27 @@ def score_observations(gt: list[dict[str, Any]],
     return matched, len(ours), len(gt)
 
 
+def outline_errors(gt: list[dict[str, Any]], ours: list[dict[str, Any]]) -> list[float]:
+    """For each true ``card_placed`` with a replayed one of the same card within the time
+    window: how far (mm) the replayed outline's farthest corner lies from the true one's
+    (however far: the match above takes only those within 6 mm)."""
+    placed = [o for o in ours if o["type"] == "card_placed"]
+    used: set[int] = set()
+    errors = []
+    for o in gt:
+        if o["type"] != "card_placed":
+            continue
+        for i, mine in enumerate(placed):
+            if i not in used and mine["card"] == o["card"] \
+                    and abs(mine["t"] - o["t"]) <= WINDOW_S:
+                used.add(i)
+                corners = np.asarray(mine["corners"], dtype=float)
+                errors.append(max(float(np.min(np.linalg.norm(corners - np.asarray(c), axis=1)))
+                                  for c in o["corners"]))
+                break
+    return errors
+
+
 def truth_rulings(clip: Path) -> list[dict[str, Any]]:
     """The rulings today's engines give on the clip's ground-truth observations (the clip's
     rulings.jsonl holds those of the engines it was made with, which may have changed)."""
@@ -260,7 +281,9 @@ def main(argv: list[str] | None = None) -> None:
         m, n_ours, n_gt = score_observations(_jsonl(clip / "observations.jsonl"),
                                              r["observations"])
         s, n_r = score_rulings(truth_rulings(clip), r["rulings"])
-        r.update(matched=m, replayed=n_ours, truth=n_gt, rulings_same=s, rulings_n=n_r)
+        r.update(matched=m, replayed=n_ours, truth=n_gt, rulings_same=s, rulings_n=n_r,
+                 outline_errors=outline_errors(_jsonl(clip / "observations.jsonl"),
+                                               r["observations"]))
         print(f"{clip.name:28s} obs {m}/{n_gt} (replayed {n_ours})  rulings {s}/{n_r}",
               file=sys.stderr)
     print_table(results, args.geometry_only)
@@ -295,6 +318,12 @@ def print_table(results: list[dict[str, Any]], geometry_only: bool) -> None:
         peak = max(r["peak_mb"] for r in rows)
         print(f"{game:18s} {len(rows):5d} {precision:9.1%} {recall:7.1%} {agree:8.1%} "
               f"{fps:6.0f} {rt:6.1f} {trk:8.0f} {trk_hd} {latency:7.2f}s {peak:8.0f}")
+    errors = np.array([e for r in everything for e in r.get("outline_errors", [])])
+    if errors.size:
+        print(f"placed cards' outlines (same card, same time): {errors.size}, farthest corner "
+              f"off by {errors.mean():.2f} mm on average, 90th percentile "
+              f"{np.percentile(errors, 90):.2f} mm, over 4 mm {int((errors > 4).sum())}, "
+              f"over 6 mm {int((errors > 6).sum())}")
 
 
 if __name__ == "__main__":

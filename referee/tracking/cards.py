@@ -65,6 +65,15 @@ POLISH_REACH_MM: Final = 4.0
 #: and turn are taken; the card keeps its size.
 POLISH_SMALLER_MM: Final = 5.5
 POLISH_LARGER_MM: Final = 2.0
+#: A new card's side counts as lying on bare table when no more than this share of it
+#: comes within ``POLISH_REACH_MM`` of another card.
+OPEN_SIDE_COVERED: Final = 0.2
+#: A side with no open side opposite it moves the fit only onto an edge found this far
+#: outside it (mm): the strongest edge lies 0.5-2 mm inside a card's outline (its dark cut
+#: edge; the sides ``_polish`` found on the sample footage were 1.4 mm short of the
+#: card's size, median, session 17), while the changed region places most fits within a
+#: mm.
+OPEN_SIDE_OUTSIDE_MM: Final = 1.0
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,9 @@ class CardFit:
 
     corners_mm: FloatArray
     centre_mm: tuple[float, float]
+    #: Whether the changed region fell short of a card's size (part of the card changed
+    #: nothing: it lies on a card much like it, or its edge is lost in the table's colour).
+    partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -153,7 +165,7 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
         # by its own rectangle (a search would lean into the card's shadow).
         corners = _refine(crop, corners, orient, region, forbidden)
     centre = corners.mean(axis=0)
-    return CardFit(corners, (float(centre[0]), float(centre[1])))
+    return CardFit(corners, (float(centre[0]), float(centre[1])), partial)
 
 
 def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:
@@ -174,6 +186,62 @@ def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:
                            float(np.degrees(np.arctan2(along[1], along[0]))),
                            (float(size[0]), float(size[1])))
     return CardFit(outline, (float(centre[0]), float(centre[1])))
+
+
+def _polish_open(view: TableView, slopes: Gradients, fit: CardFit,
+                 others: npt.NDArray[np.bool_]) -> CardFit:
+    """For a new card lying partly on others: the fit shifted onto the card's own edges
+    found along its open sides, those that lie on bare table (no more than
+    ``OPEN_SIDE_COVERED`` of the side within ``POLISH_REACH_MM`` of the ``others`` mask),
+    where the changed region can fall a few mm short of the card (else the fit as it was).
+
+    The edges over another card may be that card's, so they are not used: two opposite
+    open sides centre the card between them; a side with no open side opposite it moves
+    the card only when its edge lies ``OPEN_SIDE_OUTSIDE_MM`` or more outside the fit
+    (the region fell short there), and then onto that edge (which lies a little inside
+    the card's outline). The fit is not turned: turning it by two sides' edges, one of
+    them a printed frame, measured worse (session 17)."""
+    corners = fit.corners_mm
+    raster = view.to_raster(corners)
+    found = view.to_mm(refine_edges(slopes, raster, reach=POLISH_REACH_MM * view.px_per_mm))
+    ends, found_ends = np.roll(corners, -1, axis=0), np.roll(found, -1, axis=0)
+    samples = raster[:, None, :] + np.linspace(0.1, 0.9, 17)[None, :, None] \
+        * (view.to_raster(ends) - raster)[:, None, :]
+    cols = np.clip(np.round(samples[..., 0]).astype(int), 0, others.shape[1] - 1)
+    rows = np.clip(np.round(samples[..., 1]).astype(int), 0, others.shape[0] - 1)
+    covered = others[rows, cols].mean(axis=1)
+    centre = corners.mean(axis=0)
+    middles = (corners + ends) / 2
+    outward = (middles - centre) / np.linalg.norm(middles - centre, axis=1)[:, None]
+    # How far each side's found edge lies outside it (a side whose edge was not found
+    # keeps its line: 0, though its corners may slide along it).
+    heading = (found_ends - found) / np.linalg.norm(found_ends - found, axis=1)[:, None]
+    normal = np.stack([-heading[:, 1], heading[:, 0]], axis=1)
+    normal *= np.sign(np.einsum("ij,ij->i", normal, outward))[:, None]
+    offset = np.einsum("ij,ij->i", found - middles, normal)
+    found_edge = np.abs(np.einsum("ij,ij->i", found - corners, outward)) \
+        + np.abs(np.einsum("ij,ij->i", found_ends - ends, outward)) > 1e-6
+    usable = (covered <= OPEN_SIDE_COVERED) & found_edge
+    shift, moves = np.zeros(2), 0
+    for near, far in ((0, 2), (1, 3)):  # the two axes: opposite sides
+        if usable[near] and usable[far]:
+            if not -POLISH_SMALLER_MM <= offset[near] + offset[far] <= POLISH_LARGER_MM:
+                return fit
+            step = (offset[near] - offset[far]) / 2 * outward[near]
+        elif usable[near] or usable[far]:
+            side = near if usable[near] else far
+            if offset[side] < OPEN_SIDE_OUTSIDE_MM:
+                continue
+            step = offset[side] * outward[side]
+        else:
+            continue
+        if np.linalg.norm(step) > POLISH_REACH_MM:
+            return fit
+        shift, moves = shift + step, moves + 1
+    if not moves:
+        return fit
+    outline = corners + shift
+    return CardFit(outline, (float(centre[0] + shift[0]), float(centre[1] + shift[1])))
 
 
 def _candidates(centre: tuple[float, float], size: tuple[float, float], angle: float,
@@ -354,9 +422,12 @@ class CardObserver:
         lying = [c.outline for c in self.cards if c not in removed]
         under = self.view.polygon_mask(lying) if lying and placed else None
         apart = [under is None or not self._overlaps(f.corners_mm, under) for f in placed]
-        if any(apart):  # (on another card, the edges found may be that card's)
+        if placed:  # (on another card, the edges found may be that card's)
             slopes = gradients(state)
-            placed = [_polish(self.view, slopes, f) if alone else f
+            near = self.view.polygon_mask(lying, grow_mm=POLISH_REACH_MM) \
+                if under is not None else None
+            placed = [_polish(self.view, slopes, f) if alone or near is None
+                      else _polish_open(self.view, slopes, f, near)
                       for f, alone in zip(placed, apart, strict=True)]
         on_top, taken = self._restacked(state, changed, removed, placed, nudged)
         placed += on_top
