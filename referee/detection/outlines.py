@@ -155,9 +155,29 @@ def gradients(image: Image) -> Gradients:
 def refine_edges(slopes: Gradients, corners: npt.NDArray[np.float64],
                  reach: float = 8.0, spread: float | None = None) -> npt.NDArray[np.float64]:
     """Move each side of a card quad onto the strongest edge within ``reach`` pixels along
-    its normal (sub-pixel line fit), and take the new corners where the sides meet. With
-    ``spread`` (pixels), an edge's strength is weighed by how near the side it lies (a
-    Gaussian of that width), so a far edge must be much stronger to be taken."""
+    its normal (sub-pixel line fit, ``edge_lines``), and take the new corners where the
+    sides meet (the quad as it was if they meet too far off)."""
+    pts = np.asarray(corners, dtype=np.float64)
+    found = edge_lines(slopes, pts, reach, spread)
+    lines = [line if line is not None else (pts[side], pts[(side + 1) % 4])
+             for side, line in enumerate(found)]
+    refined = []
+    for (p1, p2), (q1, q2) in zip(np.roll(np.array(lines), 1, axis=0), lines, strict=True):
+        refined.append(_intersect(p1, p2, q1, q2))
+    result = np.array(refined)
+    if not np.isfinite(result).all() or np.abs(result - pts).max() > 3 * reach:
+        return pts
+    return result
+
+
+def edge_lines(slopes: Gradients, corners: npt.NDArray[np.float64], reach: float = 8.0,
+               spread: float | None = None,
+               ) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None]:
+    """For each side of a card quad (corner i to i + 1), the line (two points on it) of the
+    strongest edge within ``reach`` pixels along its normal, or None where too few of its
+    samples find a clear edge. With ``spread`` (pixels), an edge's strength is weighed by
+    how near the side it lies (a Gaussian of that width), so a far edge must be much
+    stronger to be taken."""
     gx, gy = slopes
     pts = np.asarray(corners, dtype=np.float64)
     centre = pts.mean(axis=0)
@@ -183,24 +203,17 @@ def refine_edges(slopes: Gradients, corners: npt.NDArray[np.float64],
     best_all = offsets[np.argmax(across * weights, axis=2)]  # 4 x 24
     strong_all = across.max(axis=2) > 4 * np.median(across.reshape(4, -1), axis=1)[:, None] \
         + 1e-3
-    lines = []
+    lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None] = []
     for side in range(4):
-        a, b, normal = pts[side], ends[side], normals[side]
         best, strong = best_all[side], strong_all[side]
         if strong.sum() < 6:
-            lines.append((a, b))
+            lines.append(None)
             continue
-        moved = samples[side][strong] + best[strong, None] * normal
+        moved = samples[side][strong] + best[strong, None] * normals[side]
         vx, vy, x0, y0 = cv2.fitLine(moved.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
         point, heading = np.array([x0[0], y0[0]]), np.array([vx[0], vy[0]])
         lines.append((point, point + heading))
-    refined = []
-    for (p1, p2), (q1, q2) in zip(np.roll(np.array(lines), 1, axis=0), lines, strict=True):
-        refined.append(_intersect(p1, p2, q1, q2))
-    result = np.array(refined)
-    if not np.isfinite(result).all() or np.abs(result - pts).max() > 3 * reach:
-        return pts
-    return result
+    return lines
 
 
 def _intersect(p1: npt.NDArray[np.float64], p2: npt.NDArray[np.float64],

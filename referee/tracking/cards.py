@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from referee.detection.outlines import Gradients, gradients, refine_edges
+from referee.detection.outlines import Gradients, edge_lines, gradients, refine_edges
 from referee.tracking.topdown import FloatArray, Image, TableView, colour_change, fill_holes
 
 CARD_W_MM: Final = 63.0
@@ -68,6 +68,8 @@ POLISH_LARGER_MM: Final = 2.0
 #: A new card's side counts as lying on bare table when no more than this share of it
 #: comes within ``POLISH_REACH_MM`` of another card.
 OPEN_SIDE_COVERED: Final = 0.2
+#: Open sides' edges turn a new card's fit only when they agree this well (degrees).
+OPEN_SIDE_AGREE_DEG: Final = 1.0
 #: A side with no open side opposite it moves the fit only onto an edge found this far
 #: outside it (mm): the strongest edge lies 0.5-2 mm inside a card's outline (its dark cut
 #: edge; the sides ``_polish`` found on the sample footage were 1.4 mm short of the
@@ -190,57 +192,64 @@ def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:
 
 def _polish_open(view: TableView, slopes: Gradients, fit: CardFit,
                  others: npt.NDArray[np.bool_]) -> CardFit:
-    """For a new card lying partly on others: the fit shifted onto the card's own edges
+    """For a new card lying partly on others: the fit moved onto the card's own edges
     found along its open sides, those that lie on bare table (no more than
     ``OPEN_SIDE_COVERED`` of the side within ``POLISH_REACH_MM`` of the ``others`` mask),
     where the changed region can fall a few mm short of the card (else the fit as it was).
 
-    The edges over another card may be that card's, so they are not used: two opposite
-    open sides centre the card between them; a side with no open side opposite it moves
-    the card only when its edge lies ``OPEN_SIDE_OUTSIDE_MM`` or more outside the fit
-    (the region fell short there), and then onto that edge (which lies a little inside
-    the card's outline). The fit is not turned: turning it by two sides' edges, one of
-    them a printed frame, measured worse (session 17)."""
+    The edges over another card may be that card's, so they are not used. The fit turns
+    only when two or more open sides' edges agree on the turn (within
+    ``OPEN_SIDE_AGREE_DEG``: one of them may be a frame printed on the card). Then two
+    opposite open sides centre the card between them; a side with no open side opposite
+    it moves the card only when its edge lies ``OPEN_SIDE_OUTSIDE_MM`` or more outside
+    the fit (the region fell short there), and then onto that edge (which lies a little
+    inside the card's outline)."""
     corners = fit.corners_mm
     raster = view.to_raster(corners)
-    found = view.to_mm(refine_edges(slopes, raster, reach=POLISH_REACH_MM * view.px_per_mm))
-    ends, found_ends = np.roll(corners, -1, axis=0), np.roll(found, -1, axis=0)
+    ends = np.roll(raster, -1, axis=0)
     samples = raster[:, None, :] + np.linspace(0.1, 0.9, 17)[None, :, None] \
-        * (view.to_raster(ends) - raster)[:, None, :]
+        * (ends - raster)[:, None, :]
     cols = np.clip(np.round(samples[..., 0]).astype(int), 0, others.shape[1] - 1)
     rows = np.clip(np.round(samples[..., 1]).astype(int), 0, others.shape[0] - 1)
     covered = others[rows, cols].mean(axis=1)
+    lines = {side: view.to_mm(np.array(line)) for side, line
+             in enumerate(edge_lines(slopes, raster, POLISH_REACH_MM * view.px_per_mm))
+             if line is not None and covered[side] <= OPEN_SIDE_COVERED}
+    if not lines:
+        return fit
     centre = corners.mean(axis=0)
-    middles = (corners + ends) / 2
+    sides = np.roll(corners, -1, axis=0) - corners
+    turns = [float((np.arctan2(b[1] - a[1], b[0] - a[0])
+                    - np.arctan2(sides[k][1], sides[k][0]) + np.pi / 2) % np.pi - np.pi / 2)
+             for k, (a, b) in lines.items()]
+    turn = float(np.median(turns)) if len(turns) >= 2 \
+        and np.degrees(max(turns) - min(turns)) <= OPEN_SIDE_AGREE_DEG else 0.0
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    turned = (corners - centre) @ rot.T + centre
+    middles = (turned + np.roll(turned, -1, axis=0)) / 2
     outward = (middles - centre) / np.linalg.norm(middles - centre, axis=1)[:, None]
-    # How far each side's found edge lies outside it (a side whose edge was not found
-    # keeps its line: 0, though its corners may slide along it).
-    heading = (found_ends - found) / np.linalg.norm(found_ends - found, axis=1)[:, None]
-    normal = np.stack([-heading[:, 1], heading[:, 0]], axis=1)
-    normal *= np.sign(np.einsum("ij,ij->i", normal, outward))[:, None]
-    offset = np.einsum("ij,ij->i", found - middles, normal)
-    found_edge = np.abs(np.einsum("ij,ij->i", found - corners, outward)) \
-        + np.abs(np.einsum("ij,ij->i", found_ends - ends, outward)) > 1e-6
-    usable = (covered <= OPEN_SIDE_COVERED) & found_edge
-    shift, moves = np.zeros(2), 0
+    offset = {}  # how far each open side's edge lies outside it (mm)
+    for k, (a, b) in lines.items():
+        normal = np.array([a[1] - b[1], b[0] - a[0]]) / np.linalg.norm(b - a)
+        offset[k] = float((a - middles[k]) @ normal) * float(np.sign(normal @ outward[k]))
+    shift = np.zeros(2)
     for near, far in ((0, 2), (1, 3)):  # the two axes: opposite sides
-        if usable[near] and usable[far]:
+        if near in offset and far in offset:
             if not -POLISH_SMALLER_MM <= offset[near] + offset[far] <= POLISH_LARGER_MM:
                 return fit
             step = (offset[near] - offset[far]) / 2 * outward[near]
-        elif usable[near] or usable[far]:
-            side = near if usable[near] else far
-            if offset[side] < OPEN_SIDE_OUTSIDE_MM:
-                continue
-            step = offset[side] * outward[side]
+        elif near in offset or far in offset:
+            side = near if near in offset else far
+            step = offset[side] * outward[side] if offset[side] >= OPEN_SIDE_OUTSIDE_MM \
+                else np.zeros(2)
         else:
             continue
         if np.linalg.norm(step) > POLISH_REACH_MM:
             return fit
-        shift, moves = shift + step, moves + 1
-    if not moves:
+        shift += step
+    if turn == 0.0 and not shift.any():
         return fit
-    outline = corners + shift
+    outline = turned + shift
     return CardFit(outline, (float(centre[0] + shift[0]), float(centre[1] + shift[1])))
 
 
