@@ -184,8 +184,8 @@ def score_observations(gt: list[dict[str, Any]],
 
 def outline_errors(gt: list[dict[str, Any]], ours: list[dict[str, Any]]) -> list[float]:
     """For each true ``card_placed`` with a replayed one of the same card within the time
-    window: how far (mm) the replayed outline's farthest corner lies from the true one's
-    (however far: the match above takes only those within 6 mm)."""
+    window: how far (mm) the true corner farthest from every replayed corner lies from
+    the nearest of them (the measure ``_obs_match`` holds to 6 mm, however far here)."""
     placed = [o for o in ours if o["type"] == "card_placed"]
     used: set[int] = set()
     errors = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -137,11 +137,17 @@ class _Classifier:
         parts = min(self.workers, len(batch) // SPLIT_BATCH)
         if parts < 2:
             return run(batch)
+        pool = self._workers()
+        futures: list[Future[npt.NDArray[np.float32]]] = []
         try:
-            results = list(self._workers().map(run, np.array_split(batch, parts)))
-        except RuntimeError:  # no new threads while the interpreter shuts down
+            for part in np.array_split(batch, parts):
+                futures.append(pool.submit(run, part))
+        except RuntimeError:  # no new work taken while the interpreter shuts down
+            for future in futures:
+                future.cancel()
             return run(batch)
-        return np.concatenate(results)
+        # (outside the try: an error in a part's run is raised, not retried unsplit)
+        return np.concatenate([future.result() for future in futures])
 
     def _workers(self) -> ThreadPoolExecutor:
         with self._pool_lock:  # one pool, even when two threads read cards at once

@@ -68,8 +68,12 @@ POLISH_LARGER_MM: Final = 2.0
 #: A new card's side counts as lying on bare table when no more than this share of it
 #: comes within ``POLISH_REACH_MM`` of another card.
 OPEN_SIDE_COVERED: Final = 0.2
-#: Open sides' edges turn a new card's fit only when they agree this well (degrees).
+#: Open sides' edges turn a new card's fit only when they agree this well (degrees),
+#: and only by a turn within these bounds (less is the edges' noise: a card's print near
+#: a side tilts its edge's line a few tenths of a degree).
 OPEN_SIDE_AGREE_DEG: Final = 1.0
+OPEN_SIDE_MIN_TURN_DEG: Final = 0.3
+OPEN_SIDE_MAX_TURN_DEG: Final = 4.0
 #: A side with no open side opposite it moves the fit only onto an edge found this far
 #: outside it (mm): the strongest edge lies 0.5-2 mm inside a card's outline (its dark cut
 #: edge; the sides ``_polish`` found on the sample footage were 1.4 mm short of the
@@ -114,9 +118,6 @@ class CardFit:
 
     corners_mm: FloatArray
     centre_mm: tuple[float, float]
-    #: Whether the changed region fell short of a card's size (part of the card changed
-    #: nothing: it lies on a card much like it, or its edge is lost in the table's colour).
-    partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
         # by its own rectangle (a search would lean into the card's shadow).
         corners = _refine(crop, corners, orient, region, forbidden)
     centre = corners.mean(axis=0)
-    return CardFit(corners, (float(centre[0]), float(centre[1])), partial)
+    return CardFit(corners, (float(centre[0]), float(centre[1])))
 
 
 def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:
@@ -193,17 +194,19 @@ def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:
 def _polish_open(view: TableView, slopes: Gradients, fit: CardFit,
                  others: npt.NDArray[np.bool_]) -> CardFit:
     """For a new card lying partly on others: the fit moved onto the card's own edges
-    found along its open sides, those that lie on bare table (no more than
-    ``OPEN_SIDE_COVERED`` of the side within ``POLISH_REACH_MM`` of the ``others`` mask),
-    where the changed region can fall a few mm short of the card (else the fit as it was).
+    found along its open sides, those that lie on bare table in view (no more than
+    ``OPEN_SIDE_COVERED`` of the side within ``POLISH_REACH_MM`` of the ``others`` mask
+    or out of view). The changed region can fall a few mm short of such a card, where it
+    covers a card much like it or its edge is lost in the table's colour (else the fit
+    stays as it was).
 
     The edges over another card may be that card's, so they are not used. The fit turns
-    only when two or more open sides' edges agree on the turn (within
-    ``OPEN_SIDE_AGREE_DEG``: one of them may be a frame printed on the card). Then two
-    opposite open sides centre the card between them; a side with no open side opposite
-    it moves the card only when its edge lies ``OPEN_SIDE_OUTSIDE_MM`` or more outside
-    the fit (the region fell short there), and then onto that edge (which lies a little
-    inside the card's outline)."""
+    only when two or more open sides' edges, and more than half of those found, agree on
+    the turn (``_agreed_turn``: one of them may be a frame printed on the card).
+    Then two opposite open sides centre the card between them; a side with no open side
+    opposite it moves the card only when its edge lies ``OPEN_SIDE_OUTSIDE_MM`` or more
+    outside the fit (the region fell short there), and then onto that edge (which lies a
+    little inside the card's outline)."""
     corners = fit.corners_mm
     raster = view.to_raster(corners)
     ends = np.roll(raster, -1, axis=0)
@@ -211,7 +214,7 @@ def _polish_open(view: TableView, slopes: Gradients, fit: CardFit,
         * (ends - raster)[:, None, :]
     cols = np.clip(np.round(samples[..., 0]).astype(int), 0, others.shape[1] - 1)
     rows = np.clip(np.round(samples[..., 1]).astype(int), 0, others.shape[0] - 1)
-    covered = others[rows, cols].mean(axis=1)
+    covered = (others | ~view.seen)[rows, cols].mean(axis=1)
     lines = {side: view.to_mm(np.array(line)) for side, line
              in enumerate(edge_lines(slopes, raster, POLISH_REACH_MM * view.px_per_mm))
              if line is not None and covered[side] <= OPEN_SIDE_COVERED}
@@ -222,8 +225,7 @@ def _polish_open(view: TableView, slopes: Gradients, fit: CardFit,
     turns = [float((np.arctan2(b[1] - a[1], b[0] - a[0])
                     - np.arctan2(sides[k][1], sides[k][0]) + np.pi / 2) % np.pi - np.pi / 2)
              for k, (a, b) in lines.items()]
-    turn = float(np.median(turns)) if len(turns) >= 2 \
-        and np.degrees(max(turns) - min(turns)) <= OPEN_SIDE_AGREE_DEG else 0.0
+    turn = _agreed_turn(turns)
     rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
     turned = (corners - centre) @ rot.T + centre
     middles = (turned + np.roll(turned, -1, axis=0)) / 2
@@ -251,6 +253,22 @@ def _polish_open(view: TableView, slopes: Gradients, fit: CardFit,
         return fit
     outline = turned + shift
     return CardFit(outline, (float(centre[0] + shift[0]), float(centre[1] + shift[1])))
+
+
+def _agreed_turn(turns: list[float]) -> float:
+    """The median of the largest group of turns (radians) within ``OPEN_SIDE_AGREE_DEG``
+    of each other, when it holds two or more and more than half of them; 0 otherwise, or
+    when that is less than ``OPEN_SIDE_MIN_TURN_DEG`` or more than ``OPEN_SIDE_MAX_TURN_DEG``."""
+    ordered = sorted(turns)
+    group: list[float] = []
+    for i, low in enumerate(ordered):
+        near = [t for t in ordered[i:] if np.degrees(t - low) <= OPEN_SIDE_AGREE_DEG]
+        group = near if len(near) > len(group) else group
+    if len(group) < 2 or 2 * len(group) <= len(turns):
+        return 0.0
+    turn = float(np.median(group))
+    return turn if OPEN_SIDE_MIN_TURN_DEG <= abs(np.degrees(turn)) \
+        <= OPEN_SIDE_MAX_TURN_DEG else 0.0
 
 
 def _candidates(centre: tuple[float, float], size: tuple[float, float], angle: float,

@@ -1,5 +1,6 @@
 import cv2
 import numpy as np
+import pytest
 
 from referee.tracking.cards import CardObserver, TableCard, card_corners
 from referee.tracking.topdown import TableView
@@ -191,11 +192,45 @@ def test_a_card_partly_on_another_is_moved_onto_its_edges_over_bare_table() -> N
         assert _err(off, *above) > 2.4
         polished = _polish_open(VIEW, slopes, CardFit(off, (0.0, 0.0)), others)
         assert _err(polished.corners_mm, *above) < 1.5
-    # A fit that reaches the open sides already stays (but for a pixel's turn): an edge
-    # found just inside a side is the card's own (its dark cut edge lies inside it).
+    # A fit that reaches the open sides already stays: an edge found just inside a side
+    # is the card's own (its dark cut edge lies inside it), and a few tenths of a degree
+    # of turn are the print's noise.
     close = CardFit(card_corners(above[0], above[1], (63.0, 88.0)), above[0])
-    assert _err(_polish_open(VIEW, slopes, close, others).corners_mm, *above) < 0.5
+    assert _polish_open(VIEW, slopes, close, others) is close
     # A card whose every side lies on other cards is left as it was fitted.
     squarely = CardFit(card_corners((151.0, 151.0), 1.0, (63.0, 88.0)), (151.0, 151.0))
     everywhere = VIEW.polygon_mask([card_corners((150.0, 150.0), 0.0, (90.0, 120.0))])
     assert _polish_open(VIEW, slopes, squarely, everywhere) is squarely
+
+
+def test_opposite_open_sides_centre_a_card_between_its_edges() -> None:
+    from referee.detection.outlines import gradients
+    from referee.tracking.cards import CardFit, _polish_open
+
+    card = ((200.0, 150.0), 12.0)
+    slopes = gradients(_table([card]))
+    nothing = np.zeros(VIEW.shape, bool)
+    for dx, dy, turn in ((2.0, 0.0, 0.0), (0.0, -3.0, 0.0), (-2.0, 2.0, 1.5)):
+        off = card_corners((card[0][0] + dx, card[0][1] + dy), card[1] + turn, (63.0, 88.0))
+        polished = _polish_open(VIEW, slopes, CardFit(off, (0.0, 0.0)), nothing)
+        assert _err(polished.corners_mm, *card) < 0.6 < _err(off, *card)
+    # Out of the camera's view is no bare table: a fit whose sides all lie there stays.
+    blind = TableView(VIEW.bounds, VIEW.px_per_mm, VIEW.map1, VIEW.map2,
+                      np.zeros(VIEW.shape, bool))
+    off = CardFit(card_corners((202.0, 150.0), card[1], (63.0, 88.0)), (202.0, 150.0))
+    assert _polish_open(blind, slopes, off, nothing) is off
+
+
+def test_a_turn_is_taken_only_from_sides_that_agree() -> None:
+    from referee.tracking.cards import _agreed_turn
+
+    def deg(*values: float) -> list[float]:
+        return [float(np.radians(v)) for v in values]
+
+    assert np.degrees(_agreed_turn(deg(-2.21, -1.97))) == pytest.approx(-2.09)
+    assert np.degrees(_agreed_turn(deg(-0.27, -1.84, -1.08, -1.79))) == pytest.approx(-1.79)
+    assert _agreed_turn(deg(-0.23, -5.85)) == 0.0  # two sides, two turns: neither trusted
+    assert _agreed_turn(deg(-1.5, -1.4, 2.0, 2.2)) == 0.0  # no majority
+    assert _agreed_turn(deg(-1.5)) == 0.0  # one side alone
+    assert _agreed_turn(deg(0.1, 0.2)) == 0.0  # the print's noise
+    assert _agreed_turn(deg(6.0, 6.2)) == 0.0  # more than an edge's search can mean
