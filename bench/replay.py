@@ -278,12 +278,11 @@ def main(argv: list[str] | None = None) -> None:
             continue
         results.append(json.loads(done.stdout))
         r = results[-1]
-        m, n_ours, n_gt = score_observations(_jsonl(clip / "observations.jsonl"),
-                                             r["observations"])
+        truth = _jsonl(clip / "observations.jsonl")
+        m, n_ours, n_gt = score_observations(truth, r["observations"])
         s, n_r = score_rulings(truth_rulings(clip), r["rulings"])
         r.update(matched=m, replayed=n_ours, truth=n_gt, rulings_same=s, rulings_n=n_r,
-                 outline_errors=outline_errors(_jsonl(clip / "observations.jsonl"),
-                                               r["observations"]))
+                 outline_errors=outline_errors(truth, r["observations"]))
         print(f"{clip.name:28s} obs {m}/{n_gt} (replayed {n_ours})  rulings {s}/{n_r}",
               file=sys.stderr)
     print_table(results, args.geometry_only)

@@ -214,7 +214,7 @@ def _polish_open(view: TableView, slopes: Gradients, fit: CardFit,
         * (ends - raster)[:, None, :]
     cols = np.clip(np.round(samples[..., 0]).astype(int), 0, others.shape[1] - 1)
     rows = np.clip(np.round(samples[..., 1]).astype(int), 0, others.shape[0] - 1)
-    covered = (others | ~view.seen)[rows, cols].mean(axis=1)
+    covered = (others[rows, cols] | ~view.seen[rows, cols]).mean(axis=1)
     lines = {side: view.to_mm(np.array(line)) for side, line
              in enumerate(edge_lines(slopes, raster, POLISH_REACH_MM * view.px_per_mm))
              if line is not None and covered[side] <= OPEN_SIDE_COVERED}
