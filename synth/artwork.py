@@ -1,8 +1,10 @@
-"""Real playing-card artwork from Debian packages, rasterised once and cached.
+"""Real playing-card artwork from Debian and npm packages, rasterised once and cached.
 
-Each deck is one SVG holding every card as an element. Inkscape gives each element's
-bounding box; the page is rendered once and the cards are cropped from it, which works for
-decks whose cards are built from shared symbols (element-only export does not).
+A Debian deck (aisleriot, KDE) is one SVG holding every card as an element. Inkscape gives
+each element's bounding box; the page is rendered once and the cards are cropped from it,
+which works for decks whose cards are built from shared symbols (element-only export does
+not). An npm deck is a folder of one SVG file per card (``scripts/install-system-deps.sh``
+unpacks it), each rendered by rsvg-convert.
 """
 
 from __future__ import annotations
@@ -29,6 +31,76 @@ ART_PX_PER_MM: Final = 4.0
 
 AISLERIOT_DIR: Final = Path("/usr/share/aisleriot/cards")
 KDE_DIR: Final = Path("/usr/share/carddecks")
+#: Where scripts/install-system-deps.sh unpacks card artwork from npm and PyPI packages.
+ART_DIR: Final = Path(os.environ.get("TABLETOP_ART_DIR", "/usr/local/share/tabletop-referee"))
+
+
+@dataclass(frozen=True)
+class FileNaming:
+    """How a package that ships one picture (SVG or PNG) per card names its files:
+    ``pattern`` with ``{rank}`` and ``{suit}`` from ``ranks`` (A, 2-10, J, Q, K) and
+    ``suits`` (C, D, H, S); ``special`` names files by code (joker, back, or cards the
+    package draws twice, such as a picture court beside a plain one)."""
+
+    folder: str  # under ART_DIR: the package's folder, then the cards' folder in it
+    pattern: str
+    ranks: tuple[str, ...]
+    suits: tuple[str, str, str, str]
+    special: tuple[tuple[str, str], ...] = ()
+
+    def file(self, code: str) -> str:
+        named = dict(self.special)
+        if code in named:
+            return named[code]
+        if code in ("JK", "back"):
+            return ""  # the package has none
+        card = Card.parse(code)
+        assert card.suit is not None
+        return self.pattern.format(rank=self.ranks[card.rank - 1],
+                                   suit=self.suits["CDHS".index(card.suit)])
+
+
+_LETTERS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
+_NUMBERS: Final = tuple(str(r) for r in range(1, 14))
+
+#: Decks shipped one file per card by npm and PyPI packages (installed by
+#: scripts/install-system-deps.sh under ART_DIR/npm and ART_DIR/pypi).
+FILE_DECKS: Final[dict[str, FileNaming]] = {
+    # Adrian Kennard's me.uk deck (CC0), React components written out as SVG files
+    "npm:letele": FileNaming(
+        "npm/@letele__playing-cards@0.1.0/svg", "{suit}{rank}.svg",
+        ("a", *_NUMBERS[1:10], "j", "q", "k"), ("C", "D", "H", "S"),
+        (("JK", "J1.svg"), ("back", "B1.svg"))),
+    # A Bicycle-style deck (the package is MIT; it does not say where the pictures are from);
+    # bridge-sized pictures (691 x 1056), stretched to a poker card like every design
+    "npm:react-casino": FileNaming(
+        "npm/react-casino@0.2.6/dist/assets/png/cards", "{rank}{suit}.png", _LETTERS,
+        ("C", "D", "H", "S"), (("back", "BACK.png"),)),
+    # Chris Aguilar's Vectorized Playing Cards 1.3 (LGPL-3.0), hand-optimised
+    "npm:aguilar": FileNaming(
+        "npm/@younestouati__playing-cards-standard-deck@3.0.0/cards", "{rank}{suit}.svg",
+        _NUMBERS, ("c", "d", "h", "s"), (("JK", "joker.svg"), ("back", "back.svg"))),
+    # Byron Knoll's Vector Playing Cards (public domain), with its picture courts and ornate
+    # ace of spades (the files ending in 2)
+    "pypi:knoll": FileNaming(
+        "pypi/blackjack-gui==1.8.1/blackjack_gui/images", "{rank}_of_{suit}.png",
+        ("ace", *_NUMBERS[1:10], "jack", "queen", "king"),
+        ("clubs", "diamonds", "hearts", "spades"),
+        (("JK", "red_joker.png"), ("back", "back.png"), ("AS", "ace_of_spades2.png"),
+         *((f"{r}{s}", f"{word}_of_{suit}2.png")
+           for r, word in (("J", "jack"), ("Q", "queen"), ("K", "king"))
+           for s, suit in (("C", "clubs"), ("D", "diamonds"), ("H", "hearts"),
+                           ("S", "spades"))))),
+    # PyPokerGUI's deck (MIT; its own court pictures)
+    "pypi:pypokergui": FileNaming(
+        "pypi/PyPokerGUI==0.0.7/pypokergui/server/static/images", "card_{suit}{rank}.png",
+        _LETTERS, ("C", "D", "H", "S")),
+    # Kenney's flat deck (CC0) in the arcade game library: 140 x 190 pictures
+    "pypi:kenney": FileNaming(
+        "pypi/arcade==3.3.3/arcade/resources/assets/images/cards", "card{suit}{rank}.png",
+        ("A", *_NUMBERS[1:10], "J", "Q", "K"), ("Clubs", "Diamonds", "Hearts", "Spades"),
+        (("JK", "cardJoker.png"), ("back", "cardBack_blue2.png"))),
+}
 _RANK_WORDS: Final = {1: "1", 11: "jack", 12: "queen", 13: "king"}
 _SUIT_WORDS: Final = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
 
@@ -44,10 +116,13 @@ class DeckSource:
     """One deck design: ``name`` like ``aisleriot:anglo_poker`` or ``kde:svg-standard``."""
 
     name: str
-    svg: Path
-    style: str  # "aisleriot" (heart_king) or "kde" (king_heart)
+    svg: Path  # the deck's SVG, or the folder of a deck of one file per card
+    style: str  # "aisleriot" (heart_king), "kde" (king_heart) or "files"
+    files: FileNaming | None = None
 
     def element_id(self, code: str) -> str:
+        if self.files is not None:
+            return self.files.file(code)
         if code == "back":
             return "back"
         if code == "JK":
@@ -67,6 +142,10 @@ def installed_decks() -> dict[str, DeckSource]:
     for folder in sorted(KDE_DIR.glob("svg-*")):
         for svg in sorted(folder.glob("*.svgz")):
             decks[f"kde:{folder.name}"] = DeckSource(f"kde:{folder.name}", svg, "kde")
+    for name, naming in FILE_DECKS.items():
+        folder = ART_DIR / naming.folder
+        if folder.is_dir():
+            decks[name] = DeckSource(name, folder, "files", naming)
     return decks
 
 
@@ -106,6 +185,51 @@ def rasterise_deck(deck: DeckSource, codes: list[str] | None = None) -> dict[str
     if done.exists() or all(p.exists() for p in paths.values()):
         return {code: path for code, path in paths.items() if path.exists()}
     folder.mkdir(parents=True, exist_ok=True)
+    if deck.svg.is_dir():
+        _rasterise_files(deck, wanted, paths)
+    else:
+        _rasterise_sheet(deck, wanted, paths)
+    if codes is None:
+        done.touch()
+    return {code: path for code, path in paths.items() if path.exists()}
+
+
+def _card_size() -> tuple[int, int]:
+    return round(CARD_W_MM * ART_PX_PER_MM), round(CARD_H_MM * ART_PX_PER_MM)
+
+
+def _rasterise_files(deck: DeckSource, wanted: list[str], paths: dict[str, Path]) -> None:
+    """One picture per card (SVG rendered by rsvg-convert, or PNG), cut to its opaque part
+    and scaled to the card size."""
+    width, height = _card_size()
+    with tempfile.TemporaryDirectory() as tmp:
+        for code in wanted:
+            name = deck.element_id(code)
+            source = deck.svg / name
+            if not name or not source.is_file():
+                continue
+            if source.suffix == ".svg":
+                rsvg = shutil.which("rsvg-convert")
+                if rsvg is None:
+                    raise ArtworkError("rsvg-convert is not installed: "
+                                       "run scripts/install-system-deps.sh")
+                rendered = Path(tmp) / "card.png"
+                subprocess.run([rsvg, "-w", str(2 * width), "-o", str(rendered), str(source)],
+                               capture_output=True, check=True)
+                source = rendered
+            picture = cv2.imread(str(source), cv2.IMREAD_UNCHANGED)
+            if picture is None or picture.ndim != 3:
+                raise ArtworkError(f"{deck.name}: cannot read {name}")
+            if picture.shape[2] == 3:
+                picture = cv2.cvtColor(picture, cv2.COLOR_BGR2BGRA)
+            ys, xs = np.nonzero(picture[..., 3] > 0)
+            picture = picture[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+            card = cv2.resize(picture, (width, height), interpolation=cv2.INTER_AREA)
+            cv2.imwrite(str(paths[code]), card)
+
+
+def _rasterise_sheet(deck: DeckSource, wanted: list[str], paths: dict[str, Path]) -> None:
+    """One SVG holding every card: the page rendered once, each card's box cropped."""
     with tempfile.TemporaryDirectory() as tmp:
         svg = Path(tmp) / "deck.svg"
         svg.write_bytes(gzip.decompress(deck.svg.read_bytes()))
@@ -129,12 +253,8 @@ def rasterise_deck(deck: DeckSource, codes: list[str] | None = None) -> dict[str
             crop = sheet[max(y, 0):y + h, max(x, 0):x + w]
             if crop.size == 0:
                 continue
-            size = (round(CARD_W_MM * ART_PX_PER_MM), round(CARD_H_MM * ART_PX_PER_MM))
-            card = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+            card = cv2.resize(crop, _card_size(), interpolation=cv2.INTER_AREA)
             cv2.imwrite(str(paths[code]), card)
-    if codes is None:
-        done.touch()
-    return {code: path for code, path in paths.items() if path.exists()}
 
 
 def load_card(path: Path) -> Image:

@@ -48,6 +48,14 @@ SPLITS: Final[dict[str, Split]] = {
     "kde:svg-konqi-modern": "train",
     "kde:svg-nicu-ornamental": "train",
     "kde:svg-xskat-french": "train",
+    # one picture per card, from npm and PyPI packages (scripts/install-system-deps.sh;
+    # synth/artwork.py FILE_DECKS), since session 18
+    "npm:letele": "train",
+    "npm:react-casino": "train",
+    "npm:aguilar": "train",
+    "pypi:knoll": "train",
+    "pypi:pypokergui": "train",
+    "pypi:kenney": "train",
 }
 
 #: Installed but not used, and why.

@@ -179,7 +179,9 @@ def _court_decks() -> list[str]:
     from synth.decks import decks_for  # the training designs only
 
     installed = installed_decks()
-    return [d for d in decks_for("train") if d in installed and not is_procedural(d)]
+    # Debian designs only: the recipes' draws stay as they were before npm designs came in.
+    return [d for d in decks_for("train") if d in installed and not is_procedural(d)
+            and not d.startswith("npm:")]
 
 
 def _font(path: str, px: float) -> ImageFont.FreeTypeFont:

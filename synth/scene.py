@@ -28,6 +28,7 @@ from synth.artwork import (
     ART_PX_PER_MM,
     CARD_H_MM,
     CARD_W_MM,
+    ArtworkError,
     installed_decks,
     load_card,
     rasterise_deck,
@@ -175,7 +176,11 @@ def ground_truth(scene: Scene, camera: Camera) -> Truth:
 def deck_paths(deck: str) -> dict[str, Any]:
     if is_procedural(deck):
         return rasterise_procedural(deck)
-    return rasterise_deck(installed_decks()[deck])
+    installed = installed_decks()
+    if deck not in installed:
+        raise ArtworkError(f"deck design {deck} is not installed: "
+                           "run scripts/install-system-deps.sh")
+    return rasterise_deck(installed[deck])
 
 
 #: Procedural designs from this number on are in no deck split: they stand in for the joker
