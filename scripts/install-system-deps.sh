@@ -35,9 +35,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Card artwork from npm and PyPI packages, unpacked under $TABLETOP_ART_DIR (npm/NAME@VERSION,
-# pypi/NAME==VERSION), where the renderer finds it (synth/artwork.py, FILE_DECKS). Pinned
-# versions; each skipped when already there, or (with a warning) when npm, node or pip
-# cannot fetch it, since only the renderer needs it.
+# pypi/NAME==VERSION), where the renderer finds it (synth/artwork.py, FILE_DECKS; these decks
+# are training designs, so the renderer cannot export without them). Pinned versions, each
+# marked .complete once whole and skipped from then on; one that cannot be fetched or
+# unpacked is named, the others are still installed, and the script fails at the end.
 ART_DIR="${TABLETOP_ART_DIR:-/usr/local/share/tabletop-referee}"
 NPM_DECKS=(  # package@version, and the React bundle to write out as SVG files (or -)
   "@letele/playing-cards@0.1.0 dist/index.esm.js"  # Adrian Kennard's me.uk deck, CC0
@@ -50,40 +51,51 @@ PYPI_DECKS=(  # name==version, and the folder of card pictures in it
   "arcade==3.3.3 arcade/resources/assets/images/cards"  # Kenney's (CC0)
 )
 HERE="$(cd "$(dirname "$0")" && pwd)"
+ART_SUDO=""  # root only where the artwork folder needs it
+mkdir -p "$ART_DIR" 2>/dev/null || true
+[ -w "$ART_DIR" ] || ART_SUDO="$SUDO"
+failed=()
+# fetch_npm SPEC BUNDLE WORK and fetch_pypi SPEC FOLDER WORK unpack into WORK/unpacked as
+# the calling user; install_art moves that into place.
+fetch_npm() {
+  command -v npm >/dev/null && command -v node >/dev/null || return 1
+  (cd "$3" && npm pack --silent "$1" >/dev/null) || return 1
+  mkdir -p "$3/unpacked"
+  tar xzf "$3"/*.tgz -C "$3/unpacked" --strip-components=1 --no-same-owner || return 1
+  if [ "$2" != "-" ]; then
+    node "$HERE/react-svg-cards.mjs" "$3/unpacked/$2" "$3/unpacked/svg" >/dev/null || return 1
+  fi
+}
+fetch_pypi() {
+  python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$3/dl" "$1" \
+    >/dev/null 2>&1 || return 1
+  python3 "$HERE/unpack-folder.py" "$3"/dl/* "$2" "$3/unpacked" || return 1
+}
+install_art() {  # KIND SPEC ARG DEST
+  [ -f "$4/.complete" ] && return 0
+  echo "installing card artwork $2 ($1)" >&2
+  local work
+  work="$(mktemp -d)"
+  if "fetch_$1" "$2" "$3" "$work" \
+      && $ART_SUDO rm -rf "$4" && $ART_SUDO mkdir -p "$(dirname "$4")" \
+      && $ART_SUDO cp -r "$work/unpacked" "$4" && $ART_SUDO touch "$4/.complete"; then
+    rm -rf "$work"
+  else
+    rm -rf "$work"
+    echo "error: card artwork $2 ($1) could not be installed" >&2
+    failed+=("$2")
+  fi
+}
 for entry in "${NPM_DECKS[@]}"; do
   read -r spec bundle <<<"$entry"
-  dest="$ART_DIR/npm/${spec//\//__}"
-  [ -f "$dest/.complete" ] && continue
-  if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
-    echo "warning: npm or node missing, card artwork $spec not installed" >&2
-    continue
-  fi
-  echo "installing card artwork $spec (npm)" >&2
-  work="$(mktemp -d)"
-  if (cd "$work" && npm pack --silent "$spec" >/dev/null); then
-    $SUDO mkdir -p "$dest"
-    $SUDO tar xzf "$work"/*.tgz -C "$dest" --strip-components=1
-    if [ "$bundle" != "-" ]; then
-      $SUDO node "$HERE/react-svg-cards.mjs" "$dest/$bundle" "$dest/svg" >/dev/null
-    fi
-    $SUDO touch "$dest/.complete"
-  else
-    echo "warning: npm could not fetch $spec" >&2
-  fi
-  rm -rf "$work"
+  install_art npm "$spec" "$bundle" "$ART_DIR/npm/${spec//\//__}"
 done
 for entry in "${PYPI_DECKS[@]}"; do
   read -r spec folder <<<"$entry"
-  dest="$ART_DIR/pypi/$spec"
-  [ -f "$dest/.complete" ] && continue
-  echo "installing card artwork $spec (PyPI)" >&2
-  work="$(mktemp -d)"
-  if python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$work" "$spec" \
-      >/dev/null 2>&1; then
-    $SUDO python3 "$HERE/unpack-folder.py" "$work"/* "$folder" "$dest"
-    $SUDO touch "$dest/.complete"
-  else
-    echo "warning: pip could not fetch $spec" >&2
-  fi
-  rm -rf "$work"
+  install_art pypi "$spec" "$folder" "$ART_DIR/pypi/$spec"
 done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "error: card artwork not installed: ${failed[*]} (needs the npm and PyPI registries," \
+       "Node.js and npm); the renderer (synth/) cannot export training scenes without it" >&2
+  exit 1
+fi

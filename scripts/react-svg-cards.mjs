@@ -17,7 +17,8 @@ const CAMEL = new Set(['viewBox', 'preserveAspectRatio', 'patternUnits', 'gradie
   'clipPathUnits', 'maskUnits', 'markerWidth', 'markerHeight', 'refX', 'refY',
   'startOffset', 'spreadMethod', 'patternContentUnits', 'maskContentUnits', 'baseFrequency',
   'numOctaves', 'kernelMatrix', 'filterUnits', 'primitiveUnits']);
-const attribute = k => ({ className: 'class', xlinkHref: 'xlink:href', xmlSpace: 'xml:space' }[k]
+const attribute = k => ({ className: 'class', xlinkHref: 'xlink:href', xmlSpace: 'xml:space',
+  xmlnsXlink: 'xmlns:xlink' }[k]
   ?? (CAMEL.has(k) ? k : k.replace(/[A-Z]/g, m => '-' + m.toLowerCase())));
 // Markup already written, told apart from text children (which are escaped).
 class Markup { constructor(text) { this.text = text; } }
@@ -31,7 +32,9 @@ const React = {
         ? Object.entries(v).map(([p, q]) => `${attribute(p)}:${q}`).join(';') : v;
       attrs += ` ${attribute(k)}="${escape(value)}"`;
     }
-    if (tag === 'svg') attrs += ' xmlns:xlink="http://www.w3.org/1999/xlink"';
+    if (tag === 'svg' && !attrs.includes(' xmlns:xlink=')) {
+      attrs += ' xmlns:xlink="http://www.w3.org/1999/xlink"';
+    }
     const inner = children.flat(Infinity).filter(c => c != null && c !== false)
       .map(c => (c instanceof Markup ? c.text : escape(c))).join('');
     return new Markup(`<${tag}${attrs}>${inner}</${tag}>`);

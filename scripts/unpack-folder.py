@@ -1,7 +1,8 @@
 """Unpack one folder of a wheel or source archive: unpack-folder.py ARCHIVE FOLDER DEST.
 
-Writes ARCHIVE's files under FOLDER (a path inside the package; a source archive's top
-folder NAME-VERSION/ is skipped) to DEST/FOLDER. Used by install-system-deps.sh for card
+Writes ARCHIVE's files lying directly in FOLDER (a path inside the package; the top folder
+NAME-VERSION/ of a .tar.gz source archive is skipped, a wheel or zip is read as it is) to
+DEST/FOLDER. Used by install-system-deps.sh for card
 artwork in PyPI packages, so that nothing else of the package is installed.
 """
 

@@ -1,10 +1,10 @@
-"""Real playing-card artwork from Debian and npm packages, rasterised once and cached.
+"""Real playing-card artwork from Debian, npm and PyPI packages, rasterised once and cached.
 
 A Debian deck (aisleriot, KDE) is one SVG holding every card as an element. Inkscape gives
 each element's bounding box; the page is rendered once and the cards are cropped from it,
 which works for decks whose cards are built from shared symbols (element-only export does
-not). An npm deck is a folder of one SVG file per card (``scripts/install-system-deps.sh``
-unpacks it), each rendered by rsvg-convert.
+not). An npm or PyPI deck is a folder of one picture per card (``scripts/install-system-deps.sh``
+unpacks it), an SVG rendered by rsvg-convert or a PNG.
 """
 
 from __future__ import annotations
@@ -42,11 +42,16 @@ class FileNaming:
     ``suits`` (C, D, H, S); ``special`` names files by code (joker, back, or cards the
     package draws twice, such as a picture court beside a plain one)."""
 
-    folder: str  # under ART_DIR: the package's folder, then the cards' folder in it
+    folder: str  # under ART_DIR: the package's folder (npm/NAME@VERSION), then the cards'
     pattern: str
     ranks: tuple[str, ...]
     suits: tuple[str, str, str, str]
     special: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def package(self) -> str:
+        """The package's folder under ART_DIR (where the installer's ``.complete`` lies)."""
+        return "/".join(Path(self.folder).parts[:2])
 
     def file(self, code: str) -> str:
         named = dict(self.special)
@@ -144,7 +149,7 @@ def installed_decks() -> dict[str, DeckSource]:
             decks[f"kde:{folder.name}"] = DeckSource(f"kde:{folder.name}", svg, "kde")
     for name, naming in FILE_DECKS.items():
         folder = ART_DIR / naming.folder
-        if folder.is_dir():
+        if (ART_DIR / naming.package / ".complete").exists() and folder.is_dir():
             decks[name] = DeckSource(name, folder, "files", naming)
     return decks
 
@@ -180,6 +185,8 @@ def rasterise_deck(deck: DeckSource, codes: list[str] | None = None) -> dict[str
     """PNG paths (RGBA, 252 x 352 px) for the deck's cards, rendering them if not cached."""
     wanted = codes or [*(str(c) for c in STANDARD_DECK), "JK", "back"]
     folder = cache_dir() / deck.name.replace(":", "__")
+    if deck.files is not None:  # a new pinned version is rasterised afresh
+        folder = folder.with_name(f"{folder.name}__{Path(deck.files.package).name}")
     paths = {code: folder / f"{code}.png" for code in wanted}
     done = folder / ".complete"  # some decks lack a joker or a back: don't retry those
     if done.exists() or all(p.exists() for p in paths.values()):
@@ -200,29 +207,37 @@ def _card_size() -> tuple[int, int]:
 
 def _rasterise_files(deck: DeckSource, wanted: list[str], paths: dict[str, Path]) -> None:
     """One picture per card (SVG rendered by rsvg-convert, or PNG), cut to its opaque part
-    and scaled to the card size."""
+    and scaled to the card size. A code the package has no picture for (a joker, a back)
+    is left out; a picture named but missing or unreadable is an error."""
     width, height = _card_size()
     with tempfile.TemporaryDirectory() as tmp:
         for code in wanted:
             name = deck.element_id(code)
-            source = deck.svg / name
-            if not name or not source.is_file():
+            if not name:
                 continue
+            source = deck.svg / name
+            if not source.is_file():
+                raise ArtworkError(f"{deck.name}: {source} is missing: "
+                                   "run scripts/install-system-deps.sh")
             if source.suffix == ".svg":
                 rsvg = shutil.which("rsvg-convert")
                 if rsvg is None:
                     raise ArtworkError("rsvg-convert is not installed: "
                                        "run scripts/install-system-deps.sh")
                 rendered = Path(tmp) / "card.png"
-                subprocess.run([rsvg, "-w", str(2 * width), "-o", str(rendered), str(source)],
-                               capture_output=True, check=True)
+                done = subprocess.run([rsvg, "-w", str(2 * width), "-o", str(rendered),
+                                       str(source)], capture_output=True, check=False)
+                if done.returncode != 0:
+                    raise ArtworkError(f"{deck.name}: rsvg-convert cannot render {name}")
                 source = rendered
             picture = cv2.imread(str(source), cv2.IMREAD_UNCHANGED)
             if picture is None or picture.ndim != 3:
                 raise ArtworkError(f"{deck.name}: cannot read {name}")
             if picture.shape[2] == 3:
                 picture = cv2.cvtColor(picture, cv2.COLOR_BGR2BGRA)
-            ys, xs = np.nonzero(picture[..., 3] > 0)
+            ys, xs = np.nonzero(picture[..., 3] > 16)  # not the faint antialiased fringe
+            if ys.size == 0:
+                raise ArtworkError(f"{deck.name}: {name} is fully transparent")
             picture = picture[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
             card = cv2.resize(picture, (width, height), interpolation=cv2.INTER_AREA)
             cv2.imwrite(str(paths[code]), card)

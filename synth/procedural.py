@@ -175,13 +175,18 @@ def _hsv_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
     return int(r), int(g), int(b)
 
 
+#: Deck designs from Debian's packages, the only ones procedural designs cut courts from.
+DEBIAN_DECK_PREFIXES: Final = ("aisleriot:", "kde:")
+
+
 def _court_decks() -> list[str]:
     from synth.decks import decks_for  # the training designs only
 
     installed = installed_decks()
-    # Debian designs only: the recipes' draws stay as they were before npm designs came in.
-    return [d for d in decks_for("train") if d in installed and not is_procedural(d)
-            and not d.startswith("npm:")]
+    # Debian designs only (aisleriot, KDE): the recipes draw what they drew before designs
+    # from npm and PyPI came in, whatever else is installed.
+    return [d for d in decks_for("train") if d in installed
+            and d.startswith(DEBIAN_DECK_PREFIXES)]
 
 
 def _font(path: str, px: float) -> ImageFont.FreeTypeFont:

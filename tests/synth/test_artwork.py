@@ -34,6 +34,7 @@ const SvgS10 = _ref => {
   } = _ref;
   return /*#__PURE__*/React.createElement("svg", _extends({
     xmlns: "http://www.w3.org/2000/svg",
+    xmlnsXlink: "http://www.w3.org/1999/xlink",
     className: "S-10_svg__card",
     viewBox: "-120 -168 240 336",
     width: 240,
@@ -73,11 +74,13 @@ def test_react_bundle_written_as_plain_svg(tmp_path: Path) -> None:
     assert root.tag == f"{ns}svg"
     assert root.get("viewBox") == "-120 -168 240 336"  # camelCase kept where SVG wants it
     assert root.get("class") == "S-10_svg__card"
+    text = files[0].read_text()
+    assert text.count("xmlns:xlink=") == 1 and "xmlns-xlink" not in text
     assert root.get("aria-labelledby") is None
     rect = root.find(f"{ns}rect")
     assert rect is not None and rect.get("stroke-width") == "2"  # kebab-case elsewhere
-    text = root.find(f"{ns}text")
-    assert text is not None and text.text == "10 & <"  # escaped on the way out
+    label = root.find(f"{ns}text")
+    assert label is not None and label.text == "10 & <"  # escaped on the way out
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
@@ -102,11 +105,20 @@ def test_file_names_by_code() -> None:
         "jack_of_clubs2.png", "king_of_hearts2.png", "ace_of_spades2.png",
         "ace_of_hearts.png", "9_of_spades.png"]
     assert named["pypi:kenney"]["TC"] == "cardClubs10.png"
+    assert FILE_DECKS["npm:react-casino"].file("TS") == "TS.png"
+    assert FILE_DECKS["pypi:pypokergui"].file("AH") == "card_HA.png"
     for deck, naming in FILE_DECKS.items():
-        files = [naming.file(code) for code in CODES]
-        present = [f for f in files if f]
+        present = [f for f in (naming.file(code) for code in CODES) if f]
         assert len(set(present)) == len(present), deck
-        assert all(files[:52]), deck  # every rank and suit has a picture
+
+
+def test_procedural_designs_cut_courts_from_debian_designs_only() -> None:
+    """Whatever else is installed, so that the recipes draw what they drew."""
+    from synth.procedural import DEBIAN_DECK_PREFIXES, _court_decks
+
+    courts = _court_decks()
+    assert courts and all(d.startswith(DEBIAN_DECK_PREFIXES) for d in courts)
+    assert not set(courts) & set(FILE_DECKS)
 
 
 def test_every_file_deck_in_a_split_is_installed_whole() -> None:
@@ -121,11 +133,17 @@ def test_every_file_deck_in_a_split_is_installed_whole() -> None:
         paths = rasterise_deck(installed[name])
         expected = [c for c in CODES if naming.file(c)]
         assert sorted(paths) == sorted(expected), name
-        card = load_card(paths["QH"])
-        assert card.shape == (352, 252, 4)
-        assert card[176, 126, 3] == 255  # opaque in the middle
-        ink = card[..., :3].reshape(-1, 3).astype(int)
-        assert (ink[:, 2] - ink[:, 1] > 100).mean() > 0.01, name  # red ink on a heart
+        for code in ("QH", "7D", "7S", "KC"):
+            card = load_card(paths[code])
+            assert card.shape == (352, 252, 4)
+            assert card[176, 126, 3] == 255  # opaque in the middle
+            ink = card[..., :3].reshape(-1, 3).astype(int)
+            red = (ink[:, 2] - ink[:, 1] > 100).mean()
+            # red ink on hearts and diamonds; on spades and clubs (courts aside) none
+            if code[1] in "HD":
+                assert red > 0.01, (name, code)
+            elif code[0] == "7":
+                assert red < 0.001, (name, code)
 
 
 def _archives(tmp_path: Path) -> list[Path]:
