@@ -2,8 +2,8 @@
 
 Writes ARCHIVE's files lying directly in FOLDER (a path inside the package; the top folder
 NAME-VERSION/ of a .tar.gz source archive is skipped, a wheel or zip is read as it is) to
-DEST/FOLDER. Used by install-system-deps.sh for card
-artwork in PyPI packages, so that nothing else of the package is installed.
+DEST/FOLDER. Used by install-system-deps.sh for card artwork in PyPI packages, so that
+nothing else of the package is installed.
 """
 
 from __future__ import annotations
