@@ -29,7 +29,13 @@ def members(archive: Path) -> list[tuple[PurePosixPath, bytes]]:
 
 
 def main() -> int:
+    if len(sys.argv) != 4:
+        print("usage: unpack-folder.py ARCHIVE FOLDER DEST", file=sys.stderr)
+        return 2
     archive, folder, dest = Path(sys.argv[1]), PurePosixPath(sys.argv[2]), Path(sys.argv[3])
+    if not archive.is_file():
+        print(f"no such archive: {archive}", file=sys.stderr)
+        return 2
     written = 0
     for path, data in members(archive):
         if path.parent == folder and ".." not in path.parts:
