@@ -192,8 +192,8 @@ def rasterise_deck(deck: DeckSource, codes: list[str] | None = None) -> dict[str
     if done.exists() or all(p.exists() for p in paths.values()):
         return {code: path for code, path in paths.items() if path.exists()}
     folder.mkdir(parents=True, exist_ok=True)
-    if deck.svg.is_dir():
-        _rasterise_files(deck, wanted, paths)
+    if deck.files is not None:
+        _rasterise_files(deck, deck.files, wanted, paths)
     else:
         _rasterise_sheet(deck, wanted, paths)
     if codes is None:
@@ -205,14 +205,16 @@ def _card_size() -> tuple[int, int]:
     return round(CARD_W_MM * ART_PX_PER_MM), round(CARD_H_MM * ART_PX_PER_MM)
 
 
-def _rasterise_files(deck: DeckSource, wanted: list[str], paths: dict[str, Path]) -> None:
+def _rasterise_files(deck: DeckSource, naming: FileNaming, wanted: list[str],
+                     paths: dict[str, Path]) -> None:
     """One picture per card (SVG rendered by rsvg-convert, or PNG), cut to its opaque part
     and scaled to the card size. A code the package has no picture for (a joker, a back)
     is left out; a picture named but missing or unreadable is an error."""
     width, height = _card_size()
+    rsvg = shutil.which("rsvg-convert")
     with tempfile.TemporaryDirectory() as tmp:
         for code in wanted:
-            name = deck.element_id(code)
+            name = naming.file(code)
             if not name:
                 continue
             source = deck.svg / name
@@ -220,7 +222,6 @@ def _rasterise_files(deck: DeckSource, wanted: list[str], paths: dict[str, Path]
                 raise ArtworkError(f"{deck.name}: {source} is missing: "
                                    "run scripts/install-system-deps.sh")
             if source.suffix == ".svg":
-                rsvg = shutil.which("rsvg-convert")
                 if rsvg is None:
                     raise ArtworkError("rsvg-convert is not installed: "
                                        "run scripts/install-system-deps.sh")
