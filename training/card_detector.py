@@ -24,16 +24,36 @@ from pathlib import Path
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
+def data_yaml(folders: list[Path], out: Path) -> Path:
+    """The data set to train on: one export's ``data.yaml``, or for several exports a new
+    one in ``out`` listing all their training and validation images."""
+    if len(folders) == 1:
+        return folders[0] / "data.yaml"
+    for folder in folders:
+        if not (folder / "images" / "train").is_dir():
+            raise SystemExit(f"error: {folder} is not an export's detect-obb folder")
+    out.mkdir(parents=True, exist_ok=True)
+    listed = {split: [str((folder / "images" / split).resolve()) for folder in folders]
+              for split in ("train", "val")}
+    path = out / "data.yaml"
+    path.write_text(json.dumps({**listed, "names": {0: "card"}}, indent=1) + "\n")
+    return path
+
+
+def train(data: list[Path], epochs: int, imgsz: int, batch: int, out: Path,
           init: Path | None = None, fraction: float = 1.0,
           mosaic: float = 1.0) -> dict[str, object]:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # training-only dependency
 
+    from training import use_every_core
+
+    use_every_core()
+
     started = time.perf_counter()
     model = YOLO(str(init) if init else "yolov8n-obb.yaml")
     results = model.train(
-        data=str(data / "data.yaml"), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu",
+        data=str(data_yaml(data, out)), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu",
         workers=2, pretrained=init is not None, project=str(out), name="card_detector",
         exist_ok=True, plots=False, amp=False, fraction=fraction, patience=50,
         fliplr=0.5, degrees=0.0, mosaic=mosaic, close_mosaic=2, verbose=False,
@@ -53,7 +73,7 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
     meta = {
         "task": "obb", "classes": ["card"], "imgsz": imgsz,
         "input": "RGB, 1 x 3 x imgsz x imgsz letterboxed, values 0-1",
-        "trained_on": str(data), "epochs": epochs, "fraction": fraction,
+        "trained_on": " ".join(map(str, data)), "epochs": epochs, "fraction": fraction,
         "continued_from": str(init) if init else None, "batch": batch, "mosaic": mosaic,
         "train_seconds": round(seconds),
         "val": {k: round(float(v), 4) for k, v in metrics.items()},
@@ -64,7 +84,8 @@ def train(data: Path, epochs: int, imgsz: int, batch: int, out: Path,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--data", type=Path, nargs="+", required=True,
+                        help="detect-obb folders of one or more exports")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--imgsz", type=int, default=512)
     parser.add_argument("--batch", type=int, default=16)

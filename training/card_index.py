@@ -26,14 +26,23 @@ from pathlib import Path
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-def merged(sources: list[Path], out: Path) -> Path:
-    """One classification set (``train``/``val``/class folders) holding every source's crops,
-    hard-linked (no copies) under names prefixed by the source's position. A set merged
-    earlier in ``out`` (from other sources, perhaps) is replaced."""
+#: Labels the whole-face model has no class for: an ordinary export's ``faces/`` also holds
+#: ``other`` patches of table and clutter (faces-only exports do not), and a set with one
+#: class more would make ultralytics start the model's last layer afresh (session 19).
+NOT_FACES = frozenset({"other"})
+
+
+def merged(sources: list[Path], out: Path, skip: frozenset[str] = frozenset()) -> Path:
+    """One classification set (``train``/``val``/class folders) holding every source's crops
+    but those labelled in ``skip``, hard-linked (no copies) under names prefixed by the
+    source's position. A set merged earlier in ``out`` (from other sources, perhaps) is
+    replaced."""
     shutil.rmtree(out, ignore_errors=True)
     for number, source in enumerate(sources):
         for crop in sorted(source.glob("*/*/*.png")):
             split, label = crop.parent.parent.name, crop.parent.name
+            if label in skip:
+                continue
             target = out / split / label / f"{number}_{crop.name}"
             target.parent.mkdir(parents=True, exist_ok=True)
             if not target.exists():
@@ -62,6 +71,10 @@ def train(data: Path, crop_mm: list[float] | None, epochs: int, imgsz: int, batc
     (None: the model reads whole faces)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # training-only dependency
+
+    from training import use_every_core
+
+    use_every_core()
 
     started = time.perf_counter()
     # The architecture alone (trained from scratch), or our own earlier weights to go on from.
@@ -116,7 +129,12 @@ def main() -> None:
     parser.add_argument("--init", type=Path, help="go on from these weights (.pt)")
     args = parser.parse_args()
     crop_mm = None if args.faces else index_mm(args.data)
-    data = args.data[0] if len(args.data) == 1 else merged(args.data, args.out / "merged-data")
+    skip = NOT_FACES if args.faces else frozenset()
+    if len(args.data) == 1 and not any((args.data[0] / split / label).is_dir()
+                                       for split in ("train", "val") for label in skip):
+        data = args.data[0]
+    else:
+        data = merged(args.data, args.out / "merged-data", skip)
     print(json.dumps(train(data, crop_mm, args.epochs, args.imgsz, args.batch, args.out,
                            args.init, "card_face" if args.faces else "card_index")))
 

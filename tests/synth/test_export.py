@@ -89,6 +89,18 @@ def test_merging_exports_again_replaces_an_earlier_merge(tmp_path: Path) -> None
     assert [(p.parent.name, p.read_bytes()) for p in crops] == [("4C", b"c"), ("5C", b"d")]
 
 
+def test_faces_are_merged_without_the_table_patches(tmp_path: Path) -> None:
+    from training.card_index import NOT_FACES, merged
+
+    for split, label in (("train", "2C"), ("train", "other"), ("val", "back"), ("val", "other")):
+        crop = tmp_path / "cards" / "faces" / split / label / "x.png"
+        crop.parent.mkdir(parents=True)
+        crop.write_bytes(b"png")
+    out = merged([tmp_path / "cards" / "faces"], tmp_path / "merged", NOT_FACES)
+    assert sorted(p.relative_to(out).parent.as_posix() for p in out.rglob("*.png")) == [
+        "train/2C", "val/back"]
+
+
 def test_covered_kinds_add_stacks_and_things_lying_on_cards() -> None:
     from synth.random_scenes import random_scene
 

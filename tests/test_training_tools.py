@@ -1,0 +1,85 @@
+"""The training tools that need no torch: the detector's data set over several exports, and
+reading the shipped detector's weights back out of its ONNX file (for
+``training/detector_from_onnx.py``, whose rebuild itself is checked when torch is here)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+
+from training.card_detector import data_yaml  # noqa: E402
+from training.detector_from_onnx import MODELS, letterboxed, onnx_weights  # noqa: E402
+
+
+def _export(root: Path, name: str) -> Path:
+    folder = root / name / "detect-obb"
+    for split in ("train", "val"):
+        (folder / "images" / split).mkdir(parents=True)
+    (folder / "data.yaml").write_text("path: x\n")
+    return folder
+
+
+def test_one_export_is_trained_on_its_own_data_yaml(tmp_path: Path) -> None:
+    folder = _export(tmp_path, "a")
+    assert data_yaml([folder], tmp_path / "run") == folder / "data.yaml"
+    assert not (tmp_path / "run").exists()
+
+
+def test_several_exports_are_listed_in_one_data_yaml(tmp_path: Path) -> None:
+    first, second = _export(tmp_path, "a"), _export(tmp_path, "b")
+    path = data_yaml([first, second], tmp_path / "run")
+    listed = json.loads(path.read_text())  # JSON is YAML, as ultralytics reads it
+    assert listed["train"] == [str(first / "images" / "train"), str(second / "images" / "train")]
+    assert listed["val"] == [str(first / "images" / "val"), str(second / "images" / "val")]
+    assert listed["names"] == {"0": "card"}
+
+
+def test_a_folder_that_is_no_export_is_refused(tmp_path: Path) -> None:
+    first = _export(tmp_path, "a")
+    with pytest.raises(SystemExit, match="not an export"):
+        data_yaml([first, tmp_path / "nothing"], tmp_path / "run")
+
+
+def test_the_shipped_detectors_weights_read_back_by_module_name() -> None:
+    weights = onnx_weights(MODELS / "card_detector.onnx")
+    assert weights["model.0.conv.weight"].shape == (16, 3, 3, 3)
+    assert weights["model.0.conv.bias"].shape == (16,)
+    # float16 initialisers come back under the name the network uses, as float32
+    assert not any(name.endswith("_fp16") for name in weights)
+    assert {array.dtype for array in weights.values()} == {np.dtype(np.float32)}
+    # every Conv of the head, the last (plain) convolutions included
+    for level in range(3):
+        for branch in ("cv2", "cv3", "cv4"):
+            assert f"model.22.{branch}.{level}.2.weight" in weights
+
+
+def test_letterboxed_pads_grey_around_the_scaled_image(tmp_path: Path) -> None:
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[:, :, 2] = 255  # red in BGR
+    path = tmp_path / "red.png"
+    cv2.imwrite(str(path), image)
+    x = letterboxed(path, 64)
+    assert x.shape == (3, 64, 64) and x.dtype == np.float32
+    assert x[:, 0, 0] == pytest.approx([114 / 255] * 3)  # padding above
+    assert x[:, 32, 32] == pytest.approx([1.0, 0.0, 0.0])  # RGB now
+
+
+def test_the_rebuilt_checkpoint_computes_what_the_onnx_file_does(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("ultralytics")
+    from training.detector_from_onnx import rebuild
+
+    rng = np.random.default_rng(3)
+    paths = []
+    for i in range(4):  # busy pictures, so every channel's statistics are measured
+        path = tmp_path / f"{i}.jpg"
+        cv2.imwrite(str(path), rng.integers(0, 255, (360, 640, 3), dtype=np.uint8))
+        paths.append(path)
+    _, worst = rebuild(MODELS / "card_detector.onnx", paths, 480)
+    assert worst < 0.01
