@@ -15,8 +15,8 @@ from typing import Any, ClassVar, Generic, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from referee.observations import Observation
-from referee.rulings import Ruling
+from referee.observations import Declare, Observation
+from referee.rulings import Impossible, Ruling
 
 
 class SettingsError(ValueError):
@@ -155,3 +155,15 @@ def acting_player(players: Sequence[str], given: str | None, expected: str) -> s
     if given not in players:
         raise ObservationInputError(f"unknown player {given!r} (players: {', '.join(players)})")
     return given
+
+
+def not_in_this_game(observation: Observation, game: str,
+                     players: Sequence[str]) -> Impossible:
+    """An observation this game has no use for (a declaration it does not know, a coin in a
+    card game): ruled impossible, naming who made it when that is one of the ``players``."""
+    what = (f"Declaring {observation.what!r}" if isinstance(observation, Declare)
+            else observation.type)
+    player = getattr(observation, "player", None)
+    return Impossible(t=observation.t, rule="not_in_this_game",
+                      player=player if player in players else None,
+                      message=f"{what} means nothing in {game}.")

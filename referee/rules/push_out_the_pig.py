@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 
 from referee.cards import Card
 from referee.observations import CardPlaced, CardRemoved, Declare, Observation
-from referee.rules.base import Rules, Settings, State, acting_player, next_player
+from referee.rules.base import Rules, Settings, State, acting_player, next_player, not_in_this_game
 from referee.rulings import (
     GameOver,
     Illegal,
@@ -115,9 +115,7 @@ class PushOutThePigRules(Rules[PushOutThePigState, PushOutThePigSettings]):
             return _play(state, observation)
         if isinstance(observation, Declare) and observation.what == "new_round":
             return []  # rounds start by themselves after the last trick
-        what = observation.what if isinstance(observation, Declare) else observation.type
-        return [Impossible(t=observation.t, rule="not_in_this_game",
-                           message=f"{what} means nothing in Push Out the Pig.")]
+        return [not_in_this_game(observation, "Push Out the Pig", state.players)]
 
 
 def _start_round(state: PushOutThePigState, leader: str) -> None:

@@ -16,7 +16,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from referee.observations import BoardState, Declare, Observation
-from referee.rules.base import ObservationInputError, Rules, Settings, State
+from referee.rules.base import ObservationInputError, Rules, Settings, State, not_in_this_game
 from referee.rules.shove_search import (
     DEFAULT_LAYOUT,
     Board,
@@ -240,10 +240,7 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
                 return self._on_roll(state, observation)
             if observation.what == "end_turn":
                 return self._on_end_turn(state, observation, used_up)
-        what = f"Declaring {observation.what!r}" if isinstance(observation, Declare) else \
-            observation.type
-        return [Impossible(t=observation.t, rule="not_in_this_game",
-                           message=f"{what} means nothing in Shove.")]
+        return [not_in_this_game(observation, "Shove", state.players)]
 
     def _finish(self, state: ShoveState, t: float) -> list[Ruling]:
         phase = state.phase

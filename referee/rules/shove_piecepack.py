@@ -9,13 +9,20 @@ from pydantic import Field
 
 from referee.geometry import bed_of_disc, reaches_line
 from referee.observations import CoinRemoved, CoinStopped, Declare, Observation
-from referee.rules.base import Rules, Settings, State, Step, acting_player, next_player
+from referee.rules.base import (
+    Rules,
+    Settings,
+    State,
+    Step,
+    acting_player,
+    next_player,
+    not_in_this_game,
+)
 from referee.rulings import (
     BedScored,
     Declared,
     GameOver,
     Illegal,
-    Impossible,
     Legal,
     NotPlayed,
     Ruling,
@@ -101,9 +108,7 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
             return rulings
         if isinstance(observation, Declare) and observation.what == "end_turn":
             return rulings + _declared_end(state, observation)
-        return [*rulings, Impossible(
-            t=observation.t, rule="not_in_this_game",
-            message=f"{_what(observation)} means nothing in Shove piecepack.")]
+        return [*rulings, not_in_this_game(observation, "Shove piecepack", state.players)]
 
     def _finish(self, state: ShovePiecepackState, t: float) -> list[Ruling]:
         if state.turn_ends_at is None or state.game_over:
@@ -118,11 +123,6 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
         if state.turn_ends_at is None or t - state.turn_ends_at < KNOCK_SETTLE_S:
             return None
         return self.finish(state, t)
-
-
-def _what(observation: Observation) -> str:
-    return f"Declaring {observation.what!r}" if isinstance(observation, Declare) else \
-        observation.type
 
 
 def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> bool:

@@ -18,6 +18,7 @@ from referee.rules.base import (
     State,
     acting_player,
     next_player,
+    not_in_this_game,
 )
 from referee.rulings import (
     Bonuses,
@@ -94,11 +95,7 @@ class ShovePiggyShoveRules(Rules[ShovePiggyState, ShovePiggySettings]):
             return _remove(state, observation)
         if isinstance(observation, Declare):
             return _declare(state, observation)
-        return [_not_this_game(observation.t, observation.type)]
-
-
-def _not_this_game(t: float, what: str) -> Impossible:
-    return Impossible(t=t, rule="not_in_this_game", message=f"{what} means nothing in this game.")
+        return [not_in_this_game(observation, "Shove Piggy Shove", state.players)]
 
 
 def _deal(state: ShovePiggyState) -> None:
@@ -340,7 +337,7 @@ def _remove(state: ShovePiggyState, obs: CardRemoved) -> list[Ruling]:
 
 def _declare(state: ShovePiggyState, obs: Declare) -> list[Ruling]:
     if obs.what != "oink":
-        return [_not_this_game(obs.t, f"Declaring {obs.what!r}")]
+        return [not_in_this_game(obs, "Shove Piggy Shove", state.players)]
     player = acting_player(state.players, obs.player, state.to_play)
     if player != state.to_play:
         return [Illegal(t=obs.t, player=player, rule="out_of_turn", hand_counts=dict(state.hands),

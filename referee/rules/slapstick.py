@@ -10,7 +10,7 @@ from pydantic import Field
 
 from referee.cards import Card
 from referee.observations import CardPlaced, CardRemoved, Declare, Observation
-from referee.rules.base import Rules, Settings, State, acting_player, next_player
+from referee.rules.base import Rules, Settings, State, acting_player, next_player, not_in_this_game
 from referee.rules.slapstick_runs import Run, advance, extendable, merge_runs, runs_made
 from referee.rulings import (
     Declared,
@@ -95,9 +95,7 @@ class SlapstickRules(Rules[SlapstickState, SlapstickSettings]):
                 return _stop(state, observation)
             if observation.what == "new_round":
                 return []
-        what = observation.what if isinstance(observation, Declare) else observation.type
-        return [Impossible(t=observation.t, rule="not_in_this_game",
-                           message=f"{what} means nothing in Slapstick.")]
+        return [not_in_this_game(observation, "Slapstick", state.players)]
 
 
 def _deal(state: SlapstickState) -> None:

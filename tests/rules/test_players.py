@@ -53,3 +53,16 @@ def test_a_game_answers_exactly_the_declarations_it_lists(game: str) -> None:
         rulings = adjudicate(game, [observation], players)
         meaningless = [r for r in rulings if r.get("rule") == "not_in_this_game"]
         assert bool(meaningless) is (what not in rules.declares), (what, rulings)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_meaningless_declaration_names_who_made_it(game: str) -> None:
+    # rules.md's contract: rulings carry ``player`` where a player is concerned.
+    rules = rules_for(game)
+    players = list(rules.default_players)
+    what = next(w for w in ("oink", "chicken_out", "die_roll") if w not in rules.declares)
+    observation = {"type": "declare", "what": what, "player": players[1], "value": 2}
+    (ruling,) = [r for r in adjudicate(game, [observation], players)
+                 if r.get("rule") == "not_in_this_game"]
+    assert (ruling["kind"], ruling["player"]) == ("impossible", players[1])
+    assert ruling["message"].startswith(f"Declaring '{what}' means nothing in ")
