@@ -54,6 +54,7 @@ def main() -> None:
     finders.add_arguments(parser)
     args = parser.parse_args()
     identifier, detector, shapes_too = finders.models(args)
+    verifier = finders.verifier(args)
     rng = np.random.default_rng(args.seed)
     times: list[float] = []
     cards = found = tight = right = detections = matched = 0
@@ -70,7 +71,7 @@ def main() -> None:
         for _ in range(max(1, args.repeat)):
             started = time.perf_counter()
             decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
-            result = detect(decoded, identifier, detector, shapes_too)
+            result = detect(decoded, identifier, detector, shapes_too, verifier)
             fastest = min(fastest, time.perf_counter() - started)
         times.append(fastest)
         outlines = [np.array(c.corners) for c in result.cards]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from referee.detection.cards import DEFAULT_MODEL, CardIdentifier
+from referee.detection.cards import DEFAULT_MODEL, DEFAULT_VERIFIER, CardIdentifier, CardVerifier
 from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
 
 
@@ -16,6 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
                         help="outlines from the shape finder, the learned detector, or both")
     parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
+    parser.add_argument("--verifier", type=Path, default=DEFAULT_VERIFIER,
+                        help="the card verifier (ONNX); a path that does not exist: none")
     parser.add_argument("--no-refine", action="store_true",
                         help="keep the detector's boxes as they are (no snap to card edges)")
 
@@ -26,3 +28,8 @@ def models(args: argparse.Namespace) -> tuple[CardIdentifier, CardDetector | Non
     detector = None if args.finder == "shapes" else CardDetector(
         args.detector, refine=not args.no_refine)
     return CardIdentifier(args.identity), detector, args.finder != "learned"
+
+
+def verifier(args: argparse.Namespace) -> CardVerifier | None:
+    """The card verifier ``detect`` runs (None when ``--verifier`` names no file)."""
+    return CardVerifier(args.verifier) if args.verifier.exists() else None

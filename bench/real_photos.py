@@ -120,6 +120,7 @@ def main() -> None:
     args = parser.parse_args()
     labels = load_labels(args.root, args.split)
     identifier, detector, shapes_too = finders.models(args)
+    verifier = finders.verifier(args)
     found = false_pos = missed = rank_ok = 0
     strip_total = strip_found = covered_found = 0
     rows: list[dict[str, object]] = []
@@ -129,7 +130,7 @@ def main() -> None:
         if image is None:
             continue
         started = time.perf_counter()
-        cards = detect(image, identifier, detector, shapes_too).cards
+        cards = detect(image, identifier, detector, shapes_too, verifier).cards
         seconds += time.perf_counter() - started
         detected = [box_of(np.array(c.corners)) for c in cards]
         label_boxes = [box for _, box in boxes]

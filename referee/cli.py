@@ -350,6 +350,7 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
         annotate,
         load_detector,
         load_identifier,
+        load_verifier,
         read_image,
     )
     from referee.detection.detect import detect as run_detect
@@ -372,7 +373,7 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     if missing:
         click.echo(f"referee: warning: {missing}; outlines come from the shape finder only",
                    err=True)
-    found = run_detect(picture, identifier, detector)
+    found = run_detect(picture, identifier, detector, verifier=load_verifier())
     result = found.to_json()
     if calibration is not None:
         from referee.detection.pieces import coins_in, tokens_in

@@ -4,7 +4,9 @@
     YOLO_OFFLINE=1 python -m training.card_index --data /tmp/cards/classify --epochs 12
 
 With ``--faces`` it trains the whole-face classifier instead (``models/card_face.*``) on the
-``faces/`` folders of exports (``python -m synth.export ... --faces-only`` makes many).
+``faces/`` folders of exports (``python -m synth.export ... --faces-only`` makes many); with
+``--verifier`` the card verifier (``models/card_verifier.*``: ``card`` / ``not_card`` faces,
+``python -m training.card_verifier_data`` makes them).
 
 The model is trained from scratch (no pretrained weights exist here) on index corners
 (``crops.INDEX_MM``, scaled to 64 x 64) warped by ``referee.detection.crops`` from
@@ -122,13 +124,17 @@ def main() -> None:
                         " several are merged")
     parser.add_argument("--faces", action="store_true",
                         help="train the whole-face model (models/card_face.*)")
+    parser.add_argument("--verifier", action="store_true",
+                        help="train the card verifier (models/card_verifier.*) on faces that "
+                        "training.card_verifier_data sorted into card / not_card")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--imgsz", type=int, default=64)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--out", type=Path, default=Path("/tmp/card_index_runs"))
     parser.add_argument("--init", type=Path, help="go on from these weights (.pt)")
     args = parser.parse_args()
-    crop_mm = None if args.faces else index_mm(args.data)
+    whole = args.faces or args.verifier
+    crop_mm = None if whole else index_mm(args.data)
     skip = NOT_FACES if args.faces else frozenset()
     if len(args.data) == 1 and not any((args.data[0] / split / label).is_dir()
                                        for split in ("train", "val") for label in skip):
@@ -136,7 +142,8 @@ def main() -> None:
     else:
         data = merged(args.data, args.out / "merged-data", skip)
     print(json.dumps(train(data, crop_mm, args.epochs, args.imgsz, args.batch, args.out,
-                           args.init, "card_face" if args.faces else "card_index")))
+                           args.init, "card_verifier" if args.verifier
+                           else "card_face" if args.faces else "card_index")))
 
 
 if __name__ == "__main__":

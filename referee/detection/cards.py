@@ -30,11 +30,12 @@ from referee.cards import RANKS, SUITS
 from referee.detection.crops import INDEX_CROP_PX, LEGACY_INDEX_MM, face_crop, index_crops
 from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
 
-__all__ = ["MODELS_DIR", "CardIdentifier", "CardReading", "ModelMissingError"]
+__all__ = ["MODELS_DIR", "CardIdentifier", "CardReading", "CardVerifier", "ModelMissingError"]
 
 Image = npt.NDArray[np.uint8]
 DEFAULT_MODEL: Final = MODELS_DIR / "card_index.onnx"
 DEFAULT_FACE_MODEL: Final = MODELS_DIR / "card_face.onnx"
+DEFAULT_VERIFIER: Final = MODELS_DIR / "card_verifier.onnx"
 UNSURE: Final = "??"
 #: The classifier's class for a corner that is table or clutter, not a card.
 NOT_A_CARD: Final = "other"
@@ -172,6 +173,28 @@ class _Cut:
 
     def face(self) -> Image:
         return face_crop(self.image, self.outline)
+
+
+class CardVerifier:
+    """Whether an outline holds a card at all: a classifier of the whole face, cut as the
+    face model cuts it, into ``card`` and ``not_card`` (``models/card_verifier.onnx``,
+    trained on what the detector outlines in rendered scenes: the cards, and the books,
+    papers, boxes and board squares it takes for cards)."""
+
+    def __init__(self, model: Path = DEFAULT_VERIFIER, *, threads: int = 1) -> None:
+        self._model = _Classifier(model, "card verifier", threads)
+        if "not_card" not in self._model.classes:
+            raise ValueError(f"{model} has no not_card class")
+
+    def not_card(self, image: Image, outlines: Sequence[npt.ArrayLike]) -> list[float]:
+        """For each outline (four corners, image pixels), how sure the verifier is that it
+        holds no card."""
+        if not outlines:
+            return []
+        faces = [face_crop(image, np.asarray(o, dtype=np.float64).reshape(4, 2))
+                 for o in outlines]
+        column = self._model.classes.index("not_card")
+        return [float(p[column]) for p in self._model.probabilities(faces)]
 
 
 class CardIdentifier:

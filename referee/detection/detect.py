@@ -15,6 +15,7 @@ from referee.detection.cards import (
     UNSURE,
     CardIdentifier,
     CardReading,
+    CardVerifier,
     ModelMissingError,
 )
 from referee.detection.learned import CardDetector
@@ -27,6 +28,11 @@ MIN_CARDNESS: Final = 0.3
 #: A learned box scored at least this is kept whatever its corners read (chosen on held-out
 #: frames and the real photos, models/README.md).
 SURE_CARD_SCORE: Final = 0.8
+#: The verifier drops an outline it is at least this sure holds no card (chosen on
+#: validation-design frames, models/README.md).
+NOT_CARD_SURE: Final = 0.5
+#: How far (pixels) inside the image's edges an outline must lie to be judged whole.
+FRAME_MARGIN_PX: Final = 3.0
 #: An image narrower or lower than this (pixels) cannot show a card anyone could read.
 MIN_IMAGE_PX: Final = 32
 
@@ -83,7 +89,8 @@ def find_outlines(image: Image, detector: CardDetector | None,
 
 
 def detect(image: Image, identifier: CardIdentifier | None,
-           detector: CardDetector | None = None, shapes_too: bool = True) -> Detections:
+           detector: CardDetector | None = None, shapes_too: bool = True,
+           verifier: CardVerifier | None = None) -> Detections:
     outlines = find_outlines(image, detector, shapes_too)
     warnings: list[str] = []
     readings: list[tuple[str, float]]
@@ -95,6 +102,14 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # Every candidate read quickly (the index model alone, no face) to choose among them.
         found = identifier.identify_many(image, [o.corners for o in outlines], quick=True)
         cardlike = [i for i, r in enumerate(found) if _cardlike(outlines[i], r)]
+        if verifier is not None:
+            # Books, sheets of paper, boxes and board squares are card-shaped too, and
+            # their corners may read as a back: an outline the verifier is sure holds no
+            # card is dropped. (Not one the frame cuts: what shows of it is no whole face.)
+            judged = [i for i in cardlike if _in_frame(outlines[i].corners, image)]
+            doubt = verifier.not_card(image, [outlines[i].corners for i in judged])
+            dropped = {i for i, p in zip(judged, doubt, strict=True) if p >= NOT_CARD_SURE}
+            cardlike = [i for i in cardlike if i not in dropped]
         # Of outlines of the same card, the one whose corners read best has them in place.
         chosen = [cardlike[k] for k in distinct(
             [outlines[i] for i in cardlike],
@@ -109,6 +124,16 @@ def detect(image: Image, identifier: CardIdentifier | None,
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
     return Detections(cards, warnings=warnings)
+
+
+def _in_frame(corners: npt.NDArray[np.float64], image: Image) -> bool:
+    """Whether an outline lies inside the image, clear of its edges by ``FRAME_MARGIN_PX``
+    (an outline the frame cuts is often drawn along the image's edge)."""
+    height, width = image.shape[:2]
+    xs, ys = corners[:, 0], corners[:, 1]
+    return bool(xs.min() >= FRAME_MARGIN_PX and ys.min() >= FRAME_MARGIN_PX
+                and xs.max() <= width - 1 - FRAME_MARGIN_PX
+                and ys.max() <= height - 1 - FRAME_MARGIN_PX)
 
 
 def _cardlike(outline: Outline, reading: CardReading) -> bool:
@@ -131,6 +156,15 @@ def load_identifier() -> tuple[CardIdentifier | None, str | None]:
         return CardIdentifier(), None
     except ModelMissingError as error:
         return None, str(error)
+
+
+def load_verifier() -> CardVerifier | None:
+    """The card verifier, or None when its model is not there (it is optional: without it
+    ``detect`` keeps every card-like outline)."""
+    try:
+        return CardVerifier()
+    except ModelMissingError:
+        return None
 
 
 def load_detector() -> tuple[CardDetector | None, str | None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 
+import cv2
 import numpy as np
 import pytest
 
@@ -351,3 +352,40 @@ def test_distinct_keeps_the_better_of_two_outlines_of_one_card_only() -> None:
     assert distinct(outlines, [0.2, 0.9, 0.5]) == [1, 2]
     outlines = [Outline(square, 0.9), Outline(other, 0.8), Outline(apart, 0.7)]
     assert distinct(outlines, [0.2, 0.9, 0.5]) == [1, 2, 0]
+
+
+class _Verifies:
+    """A stand-in verifier: sure that outlines right of x = 480 hold no card."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def not_card(self, image, outlines):  # type: ignore[no-untyped-def]
+        self.asked += len(outlines)
+        return [0.9 if float(np.asarray(o, float)[:, 0].mean()) >= 480 else 0.1
+                for o in outlines]
+
+
+def test_an_outline_the_verifier_is_sure_holds_no_card_is_dropped() -> None:
+    image, cards = _two_cards()
+    right = max(cards, key=lambda c: float(c[:, 0].mean()))
+    assert sorted(c.card for c in detect(image, _Reads(), _Finds(right)).cards) == ["7H", "??"]
+    verifier = _Verifies()
+    kept = detect(image, _Reads(), _Finds(right), verifier=verifier)  # type: ignore[arg-type]
+    assert [c.card for c in kept.cards] == ["7H"]
+    assert verifier.asked >= 2
+
+
+def test_the_shipped_verifier_tells_a_card_from_a_sheet_of_paper() -> None:
+    from referee.detection.cards import DEFAULT_VERIFIER, CardVerifier
+
+    if not DEFAULT_VERIFIER.exists():
+        pytest.fail(f"{DEFAULT_VERIFIER} is missing")
+    image, cards = _two_cards()
+    paper = np.full_like(image, 200)
+    cv2.putText(paper, "Dear reader, thank you for your letter", (20, 200),
+                cv2.FONT_HERSHEY_SIMPLEX, 0.6, (40, 40, 40), 1)
+    sure = CardVerifier().not_card(image, cards)
+    assert max(sure) < 0.5, sure
+    sheet = np.array([[10, 150], [470, 150], [470, 470], [10, 470]], float)
+    assert CardVerifier().not_card(paper, [sheet])[0] >= 0.5

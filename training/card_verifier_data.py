@@ -1,0 +1,136 @@
+"""Faces for the card verifier: what ``referee detect`` outlines on rendered scenes, sorted
+by the ground truth into ``card`` and ``not_card``.
+
+    python -m training.card_verifier_data --out /tmp/verify --scenes 2000 --seed 41
+    python -m training.card_verifier_data --balance /tmp/verify --out /tmp/verify-4
+
+Hard-negative mining: every scene (random_scenes, training designs for ``train/``,
+validation designs for ``val/``) is rendered, JPEG-compressed and run through ``detect``
+as the product runs it, without a verifier. Each outline is cut as the face classifier
+cuts a card (``crops.face_crop``, 64 x 64) and labelled by its best polygon IoU with a
+true card: ``card`` from 0.5, ``not_card`` below 0.2 (a book, a sheet of paper, a board
+square, a box, two cards' halves); in between it is left out. Every scene also gives the
+faces of up to ``--truth-per-scene`` true cards at least 40% visible, cut from their true
+corners, so that designs and backs the detector happened to outline well are not all the
+verifier sees of cards.
+
+Rendered scenes hold far fewer card-like things than cards, so ``--balance`` makes a set
+(hard links, no copies) with at most ``--cards-per-not-card`` cards for each ``not_card``
+face of each split, drawn at random.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+from shapely.geometry import Polygon
+from tqdm import tqdm
+
+from referee.detection.crops import face_crop, order_corners
+from referee.detection.detect import detect, load_detector, load_identifier
+from synth.random_scenes import random_scene
+
+#: Frame sizes the scenes are rendered at, in turn: a 720p and a 540p webcam, a phone photo.
+SIZES = ((1280, 720), (960, 540), (504, 672))
+CARD_IOU, NOT_CARD_IOU = 0.5, 0.2
+
+
+def _polygon(corners: np.ndarray) -> Polygon:
+    return Polygon(order_corners(np.asarray(corners, dtype=np.float64))).buffer(0)
+
+
+def _best_iou(outline: np.ndarray, truths: list[Polygon]) -> float:
+    mine = _polygon(outline)
+    if mine.area <= 0:
+        return 0.0
+    return max((mine.intersection(t).area / mine.union(t).area for t in truths
+                if t.area > 0 and mine.intersects(t)), default=0.0)
+
+
+def mine(out: Path, split: str, scenes: int, seed: int, truth_per_scene: int) -> dict[str, int]:
+    identifier, _ = load_identifier()
+    detector, _ = load_detector()
+    if identifier is None or detector is None:
+        raise SystemExit("the card models are missing from models/")
+    rng = np.random.default_rng(seed)
+    folder = "train" if split == "train" else "val"
+    counts = {"card": 0, "not_card": 0, "left_out": 0}
+    for label in ("card", "not_card"):
+        (out / folder / label).mkdir(parents=True, exist_ok=True)
+    for number in tqdm(range(scenes), desc=f"{split} scenes", unit="scene"):
+        renderer, scene, _deck = random_scene(rng, split, image_size=SIZES[number % len(SIZES)])
+        image, truth = renderer.render(scene)
+        ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        assert ok
+        image = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+        cards = [obj for obj in truth.objects if obj.kind == "card"]
+        truths = [_polygon(np.array(obj.corners_px)) for obj in cards]
+        for k, found in enumerate(detect(image, identifier, detector).cards):
+            outline = np.array(found.corners, dtype=np.float64)
+            best = _best_iou(outline, truths)
+            label = "card" if best >= CARD_IOU else "not_card" if best < NOT_CARD_IOU else None
+            if label is None:
+                counts["left_out"] += 1
+                continue
+            cv2.imwrite(str(out / folder / label / f"{split}{seed}_{number}_d{k}.png"),
+                        face_crop(image, outline))
+            counts[label] += 1
+        seen = [obj for obj in cards if obj.visible_fraction >= 0.4]
+        for k in rng.permutation(len(seen))[:truth_per_scene]:
+            cv2.imwrite(str(out / folder / "card" / f"{split}{seed}_{number}_t{k}.png"),
+                        face_crop(image, np.array(seen[k].corners_px, dtype=np.float64)))
+            counts["card"] += 1
+    return counts
+
+
+def balance(source: Path, out: Path, ratio: float, seed: int) -> dict[str, dict[str, int]]:
+    """``source``'s faces with at most ``ratio`` cards per not_card face in each split."""
+    rng = np.random.default_rng(seed)
+    made: dict[str, dict[str, int]] = {}
+    for split in ("train", "val"):
+        negatives = sorted((source / split / "not_card").glob("*.png"))
+        cards = sorted((source / split / "card").glob("*.png"))
+        keep = min(len(cards), round(ratio * len(negatives)))
+        chosen = [cards[int(i)] for i in sorted(rng.choice(len(cards), keep, replace=False))]
+        for label, faces in (("not_card", negatives), ("card", chosen)):
+            folder = out / split / label
+            folder.mkdir(parents=True, exist_ok=True)
+            for face in faces:
+                if not (folder / face.name).exists():
+                    os.link(face, folder / face.name)
+        made[split] = {"card": len(chosen), "not_card": len(negatives)}
+    return made
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--balance", type=Path, metavar="MINED",
+                        help="make a balanced set in --out from this mined set")
+    parser.add_argument("--cards-per-not-card", type=float, default=4.0)
+    parser.add_argument("--scenes", type=int, default=2000, help="training-design scenes")
+    parser.add_argument("--val-scenes", type=int, default=400, help="validation-design scenes")
+    parser.add_argument("--seed", type=int, default=41)
+    parser.add_argument("--truth-per-scene", type=int, default=2)
+    args = parser.parse_args()
+    if args.balance:
+        print(json.dumps(balance(args.balance, args.out, args.cards_per_not_card, args.seed)))
+        return
+    started = time.perf_counter()
+    made = {split: mine(args.out, split, count, args.seed + offset, args.truth_per_scene)
+            for offset, (split, count) in enumerate((("train", args.scenes),
+                                                     ("val", args.val_scenes)))}
+    record = {**vars(args), "out": str(args.out), "made": made,
+              "seconds": round(time.perf_counter() - started)}
+    (args.out / "mined.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(json.dumps(record))
+
+
+if __name__ == "__main__":
+    main()
