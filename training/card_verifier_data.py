@@ -53,7 +53,8 @@ def _best_iou(outline: np.ndarray, truths: list[Polygon]) -> float:
                 if t.area > 0 and mine.intersects(t)), default=0.0)
 
 
-def mine(out: Path, split: str, scenes: int, seed: int, truth_per_scene: int) -> dict[str, int]:
+def mine(out: Path, split: str, scenes: int, seed: int, truth_per_scene: int,
+         covered_kinds: bool = False) -> dict[str, int]:
     identifier, _ = load_identifier()
     detector, _ = load_detector()
     if identifier is None or detector is None:
@@ -64,7 +65,9 @@ def mine(out: Path, split: str, scenes: int, seed: int, truth_per_scene: int) ->
     for label in ("card", "not_card"):
         (out / folder / label).mkdir(parents=True, exist_ok=True)
     for number in tqdm(range(scenes), desc=f"{split} scenes", unit="scene"):
-        renderer, scene, _deck = random_scene(rng, split, image_size=SIZES[number % len(SIZES)])
+        renderer, scene, _deck = random_scene(rng, split, image_size=SIZES[number % len(SIZES)],
+                                              covered_kinds=covered_kinds,
+                                              overlapping_rows=covered_kinds)
         image, truth = renderer.render(scene)
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         assert ok
@@ -118,12 +121,16 @@ def main() -> None:
     parser.add_argument("--val-scenes", type=int, default=400, help="validation-design scenes")
     parser.add_argument("--seed", type=int, default=41)
     parser.add_argument("--truth-per-scene", type=int, default=2)
+    parser.add_argument("--covered-kinds", action="store_true",
+                        help="scenes with stacks, overlapping rows and things lying on cards "
+                        "(random_scene's covered_kinds and overlapping_rows)")
     args = parser.parse_args()
     if args.balance:
         print(json.dumps(balance(args.balance, args.out, args.cards_per_not_card, args.seed)))
         return
     started = time.perf_counter()
-    made = {split: mine(args.out, split, count, args.seed + offset, args.truth_per_scene)
+    made = {split: mine(args.out, split, count, args.seed + offset, args.truth_per_scene,
+                        args.covered_kinds)
             for offset, (split, count) in enumerate((("train", args.scenes),
                                                      ("val", args.val_scenes)))}
     record = {**vars(args), "out": str(args.out), "made": made,
