@@ -389,3 +389,17 @@ def test_the_shipped_verifier_tells_a_card_from_a_sheet_of_paper() -> None:
     assert max(sure) < 0.5, sure
     sheet = np.array([[10, 150], [470, 150], [470, 470], [10, 470]], float)
     assert CardVerifier().not_card(paper, [sheet])[0] >= 0.5
+
+
+class _DoubtsAll:
+    def not_card(self, image, outlines):  # type: ignore[no-untyped-def]
+        return [1.0] * len(outlines)
+
+
+def test_an_outline_the_frame_cuts_is_not_judged_by_the_verifier() -> None:
+    # Half a card at the picture's edge shows no whole face to judge: it is kept.
+    image, cards = _two_cards()
+    right = max(cards, key=lambda c: float(c[:, 0].mean())).copy()
+    right[:, 0] += image.shape[1] - 1 - right[:, 0].max() + 40  # 40 px past the right edge
+    found = detect(image, _Reads(), _Finds(right), verifier=_DoubtsAll())  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == ["??"]
