@@ -16,8 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
                         help="outlines from the shape finder, the learned detector, or both")
     parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
-    parser.add_argument("--verifier", type=Path, default=DEFAULT_VERIFIER,
-                        help="the card verifier (ONNX); a path that does not exist: none")
+    parser.add_argument("--verifier", default=str(DEFAULT_VERIFIER),
+                        help="the card verifier (ONNX), or 'none' to run without one")
     parser.add_argument("--no-refine", action="store_true",
                         help="keep the detector's boxes as they are (no snap to card edges)")
 
@@ -31,5 +31,10 @@ def models(args: argparse.Namespace) -> tuple[CardIdentifier, CardDetector | Non
 
 
 def verifier(args: argparse.Namespace) -> CardVerifier | None:
-    """The card verifier ``detect`` runs (None when ``--verifier`` names no file)."""
-    return CardVerifier(args.verifier) if args.verifier.exists() else None
+    """The card verifier ``detect`` runs (None for ``--verifier none``)."""
+    if args.verifier == "none":
+        return None
+    path = Path(args.verifier)
+    if not path.exists():
+        raise SystemExit(f"--verifier {path}: no such file (or say none)")
+    return CardVerifier(path)

@@ -158,7 +158,8 @@ def main() -> None:
             writer.writeheader()
             writer.writerows(rows)
     print(json.dumps({
-        "split": args.split, "finder": args.finder, "images": len(labels),
+        "split": args.split, "finder": args.finder, "verifier": args.verifier,
+        "images": len(labels),
         "labelled_cards": found + missed,
         "recall_pct": round(100 * found / max(found + missed, 1), 1),
         "precision_pct": round(100 * found / max(found + false_pos, 1), 1),

@@ -373,7 +373,11 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     if missing:
         click.echo(f"referee: warning: {missing}; outlines come from the shape finder only",
                    err=True)
-    found = run_detect(picture, identifier, detector, verifier=load_verifier())
+    verifier, unverified = load_verifier() if identifier is not None else (None, None)
+    if unverified:
+        click.echo(f"referee: warning: {unverified}; card-shaped things may be reported as "
+                   "cards", err=True)
+    found = run_detect(picture, identifier, detector, verifier=verifier)
     result = found.to_json()
     if calibration is not None:
         from referee.detection.pieces import coins_in, tokens_in

@@ -24,16 +24,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 from shapely.geometry import Polygon
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped]
 
 from referee.detection.crops import face_crop, order_corners
 from referee.detection.detect import detect, load_detector, load_identifier
+from synth.decks import Split
 from synth.random_scenes import random_scene
 
 #: Frame sizes the scenes are rendered at, in turn: a 720p and a 540p webcam, a phone photo.
@@ -53,7 +55,7 @@ def _best_iou(outline: np.ndarray, truths: list[Polygon]) -> float:
                 if t.area > 0 and mine.intersects(t)), default=0.0)
 
 
-def mine(out: Path, split: str, scenes: int, seed: int, truth_per_scene: int,
+def mine(out: Path, split: Split, scenes: int, seed: int, truth_per_scene: int,
          covered_kinds: bool = False) -> dict[str, int]:
     identifier, _ = load_identifier()
     detector, _ = load_detector()
@@ -68,22 +70,22 @@ def mine(out: Path, split: str, scenes: int, seed: int, truth_per_scene: int,
         renderer, scene, _deck = random_scene(rng, split, image_size=SIZES[number % len(SIZES)],
                                               covered_kinds=covered_kinds,
                                               overlapping_rows=covered_kinds)
-        image, truth = renderer.render(scene)
-        ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        rendered, truth = renderer.render(scene)
+        ok, jpeg = cv2.imencode(".jpg", rendered, [cv2.IMWRITE_JPEG_QUALITY, 90])
         assert ok
-        image = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+        image = np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), dtype=np.uint8)
         cards = [obj for obj in truth.objects if obj.kind == "card"]
         truths = [_polygon(np.array(obj.corners_px)) for obj in cards]
         for k, found in enumerate(detect(image, identifier, detector).cards):
             outline = np.array(found.corners, dtype=np.float64)
             best = _best_iou(outline, truths)
-            label = "card" if best >= CARD_IOU else "not_card" if best < NOT_CARD_IOU else None
-            if label is None:
+            sure = "card" if best >= CARD_IOU else "not_card" if best < NOT_CARD_IOU else None
+            if sure is None:
                 counts["left_out"] += 1
                 continue
-            cv2.imwrite(str(out / folder / label / f"{split}{seed}_{number}_d{k}.png"),
+            cv2.imwrite(str(out / folder / sure / f"{split}{seed}_{number}_d{k}.png"),
                         face_crop(image, outline))
-            counts[label] += 1
+            counts[sure] += 1
         seen = [obj for obj in cards if obj.visible_fraction >= 0.4]
         for k in rng.permutation(len(seen))[:truth_per_scene]:
             cv2.imwrite(str(out / folder / "card" / f"{split}{seed}_{number}_t{k}.png"),
@@ -95,6 +97,7 @@ def mine(out: Path, split: str, scenes: int, seed: int, truth_per_scene: int,
 def balance(source: Path, out: Path, ratio: float, seed: int) -> dict[str, dict[str, int]]:
     """``source``'s faces with at most ``ratio`` cards per not_card face in each split."""
     rng = np.random.default_rng(seed)
+    shutil.rmtree(out, ignore_errors=True)  # a set balanced before (another ratio) goes
     made: dict[str, dict[str, int]] = {}
     for split in ("train", "val"):
         negatives = sorted((source / split / "not_card").glob("*.png"))
@@ -129,10 +132,10 @@ def main() -> None:
         print(json.dumps(balance(args.balance, args.out, args.cards_per_not_card, args.seed)))
         return
     started = time.perf_counter()
+    runs: tuple[tuple[Split, int], ...] = (("train", args.scenes), ("val", args.val_scenes))
     made = {split: mine(args.out, split, count, args.seed + offset, args.truth_per_scene,
                         args.covered_kinds)
-            for offset, (split, count) in enumerate((("train", args.scenes),
-                                                     ("val", args.val_scenes)))}
+            for offset, (split, count) in enumerate(runs)}
     record = {**vars(args), "out": str(args.out), "made": made,
               "seconds": round(time.perf_counter() - started)}
     (args.out / "mined.json").write_text(json.dumps(record, indent=1) + "\n")

@@ -116,6 +116,10 @@ class _Classifier:
             if list(read_meta(member, what)["classes"]) != self.classes:
                 raise ValueError(f"{member} does not classify into {model}'s classes")
 
+    def open(self) -> None:
+        """Open the sessions now (they open on first use otherwise)."""
+        len(self._sessions)
+
     @cached_property
     def _sessions(self) -> list[Any]:
         return [cpu_session(path, self.threads) for path in (self.path, *self.members)]
@@ -184,12 +188,13 @@ class CardVerifier:
     def __init__(self, model: Path = DEFAULT_VERIFIER, *, threads: int = 1) -> None:
         self._model = _Classifier(model, "card verifier", threads)
         if "not_card" not in self._model.classes:
-            raise ValueError(f"{model} has no not_card class")
+            raise ModelMissingError(f"card verifier {model} has no not_card class")
+        self._model.open()  # a file that cannot be run fails here, not in the middle of an image
 
     def not_card(self, image: Image, outlines: Sequence[npt.ArrayLike]) -> list[float]:
         """For each outline (four corners, image pixels), how sure the verifier is that it
         holds no card."""
-        if not outlines:
+        if len(outlines) == 0:
             return []
         faces = [face_crop(image, np.asarray(o, dtype=np.float64).reshape(4, 2))
                  for o in outlines]

@@ -158,13 +158,13 @@ def load_identifier() -> tuple[CardIdentifier | None, str | None]:
         return None, str(error)
 
 
-def load_verifier() -> CardVerifier | None:
-    """The card verifier, or None when its model is not there (it is optional: without it
-    ``detect`` keeps every card-like outline)."""
+def load_verifier() -> tuple[CardVerifier | None, str | None]:
+    """The card verifier, or None and why not (it is optional: without it ``detect`` keeps
+    every card-like outline)."""
     try:
-        return CardVerifier()
-    except ModelMissingError:
-        return None
+        return CardVerifier(), None
+    except ModelMissingError as error:
+        return None, str(error)
 
 
 def load_detector() -> tuple[CardDetector | None, str | None]:

@@ -10,14 +10,22 @@ MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
 
 
 class ModelMissingError(RuntimeError):
-    """A model file is not there (train it: models/README.md)."""
+    """A model file is not there, or cannot be used (train it: models/README.md)."""
 
 
 def read_meta(model: Path, what: str) -> dict[str, Any]:
-    """The model's metadata (``<model>.json``); a clear error when the model is missing."""
+    """The model's metadata (``<model>.json``); a clear error when the model or its
+    metadata is missing or unreadable."""
     if not model.exists():
         raise ModelMissingError(f"{what} {model} not found (see models/README.md)")
-    meta: dict[str, Any] = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
+    path = model.with_suffix(".json")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ModelMissingError(f"{what} {model}: its metadata {path.name} cannot be read "
+                                f"({type(error).__name__})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("classes", []), list):
+        raise ModelMissingError(f"{what} {model}: its metadata {path.name} is not a model's")
     return meta
 
 
@@ -28,4 +36,9 @@ def cpu_session(model: Path, threads: int) -> Any:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    return onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    try:
+        return onnxruntime.InferenceSession(str(model), options,
+                                            providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime's own errors (InvalidProtobuf...) are plain ones
+        raise ModelMissingError(f"{model} cannot be loaded by onnxruntime "
+                                f"({type(error).__name__})") from None

@@ -403,3 +403,58 @@ def test_an_outline_the_frame_cuts_is_not_judged_by_the_verifier() -> None:
     right[:, 0] += image.shape[1] - 1 - right[:, 0].max() + 40  # 40 px past the right edge
     found = detect(image, _Reads(), _Finds(right), verifier=_DoubtsAll())  # type: ignore[arg-type]
     assert [c.card for c in found.cards] == ["??"]
+
+
+@pytest.mark.parametrize(("dx", "dy", "judged"), [
+    (0, 0, True), (-7, 0, True), (-8, 0, False), (0, -7, True), (0, -8, False),
+    (0, 5, True), (0, 6, False), (7, 0, True), (8, 0, False)])
+def test_only_an_outline_clear_of_the_picture_s_edges_is_judged_whole(
+        dx: int, dy: int, judged: bool) -> None:
+    from referee.detection.detect import FRAME_MARGIN_PX, _in_frame
+
+    image = np.zeros((100, 200, 3), np.uint8)  # edges at x 0 and 199, y 0 and 99
+    # 10 px from the sides and top, 8 from the bottom, moved by dx, dy: up to 3 px from an
+    # edge it is judged, a pixel nearer (or past it) not.
+    corners = np.array([[10 + dx, 10 + dy], [189 + dx, 10 + dy], [189 + dx, 91 + dy],
+                        [10 + dx, 91 + dy]], float)
+    assert FRAME_MARGIN_PX == 3.0
+    assert _in_frame(corners, image) is judged
+
+
+def test_an_outline_the_verifier_is_exactly_half_sure_of_is_dropped() -> None:
+    class _Half:
+        def not_card(self, image, outlines):  # type: ignore[no-untyped-def]
+            return [0.5] * len(outlines)
+
+    image, _ = _two_cards()
+    assert detect(image, _Reads(), verifier=_Half()).cards == []  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("broken", ["no_json", "bad_json", "no_class", "truncated"])
+def test_a_broken_verifier_model_is_a_missing_model_with_a_reason(
+        tmp_path, broken: str) -> None:  # type: ignore[no-untyped-def]
+    from referee.detection.cards import DEFAULT_VERIFIER, CardVerifier, ModelMissingError
+
+    model = tmp_path / "card_verifier.onnx"
+    data = DEFAULT_VERIFIER.read_bytes()
+    model.write_bytes(data[:1000] if broken == "truncated" else data)
+    meta = json.loads(DEFAULT_VERIFIER.with_suffix(".json").read_text())
+    if broken == "no_class":
+        meta["classes"] = ["card", "other"]
+    if broken != "no_json":
+        model.with_suffix(".json").write_text("{not json" if broken == "bad_json"
+                                              else json.dumps(meta))
+    with pytest.raises(ModelMissingError, match="card_verifier"):
+        CardVerifier(model)
+
+
+def test_referee_detect_warns_and_goes_on_without_a_verifier(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import referee.detection.detect as detect_module
+    from referee.detection.cards import ModelMissingError
+
+    def broken() -> None:
+        raise ModelMissingError("card verifier x.onnx cannot be loaded by onnxruntime")
+
+    monkeypatch.setattr(detect_module, "CardVerifier", broken)
+    assert detect_module.load_verifier() == (
+        None, "card verifier x.onnx cannot be loaded by onnxruntime")
