@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training.card_verifier_data import _best_iou, _polygon, balance, mine
+from training.card_verifier_data import _best_iou, balance, mine
 
 
 def _faces(folder: Path, count: int) -> None:
@@ -33,7 +33,7 @@ def test_the_balanced_set_keeps_every_not_card_and_at_most_the_ratio_of_cards(
 
 def test_an_outline_is_scored_by_its_best_overlap_with_a_true_card() -> None:
     card = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], float)
-    truths = [_polygon(card), _polygon(card + 500)]
+    truths = [card, card + 500]
     assert _best_iou(card, truths) == pytest.approx(1.0)
     half = card.copy()
     half[2:, 1] = 44

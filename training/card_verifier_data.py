@@ -30,11 +30,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from shapely.geometry import Polygon
 from tqdm import tqdm  # type: ignore[import-untyped]
 
-from referee.detection.crops import face_crop, order_corners
+from referee.detection.crops import face_crop
 from referee.detection.detect import detect, load_detector, load_identifier
+from referee.detection.outlines import quad_iou
 from synth.decks import Split
 from synth.random_scenes import random_scene
 
@@ -43,16 +43,9 @@ SIZES = ((1280, 720), (960, 540), (504, 672))
 CARD_IOU, NOT_CARD_IOU = 0.5, 0.2
 
 
-def _polygon(corners: np.ndarray) -> Polygon:
-    return Polygon(order_corners(np.asarray(corners, dtype=np.float64))).buffer(0)
-
-
-def _best_iou(outline: np.ndarray, truths: list[Polygon]) -> float:
-    mine = _polygon(outline)
-    if mine.area <= 0:
-        return 0.0
-    return max((mine.intersection(t).area / mine.union(t).area for t in truths
-                if t.area > 0 and mine.intersects(t)), default=0.0)
+def _best_iou(outline: np.ndarray, truths: list[np.ndarray]) -> float:
+    """The outline's IoU with the true card (corners, image pixels) it overlaps most."""
+    return max((quad_iou(outline, truth) for truth in truths), default=0.0)
 
 
 def mine(out: Path, split: Split, scenes: int, seed: int, truth_per_scene: int,
@@ -75,7 +68,7 @@ def mine(out: Path, split: Split, scenes: int, seed: int, truth_per_scene: int,
         assert ok
         image = np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), dtype=np.uint8)
         cards = [obj for obj in truth.objects if obj.kind == "card"]
-        truths = [_polygon(np.array(obj.corners_px)) for obj in cards]
+        truths = [np.array(obj.corners_px, dtype=np.float64) for obj in cards]
         for k, found in enumerate(detect(image, identifier, detector).cards):
             outline = np.array(found.corners, dtype=np.float64)
             best = _best_iou(outline, truths)

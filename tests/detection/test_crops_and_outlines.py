@@ -448,7 +448,7 @@ def test_a_broken_verifier_model_is_a_missing_model_with_a_reason(
         CardVerifier(model)
 
 
-def test_referee_detect_warns_and_goes_on_without_a_verifier(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_verifier_that_cannot_be_loaded_is_none_with_the_reason(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import referee.detection.detect as detect_module
     from referee.detection.cards import ModelMissingError
 
