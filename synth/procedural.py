@@ -66,7 +66,7 @@ BACK_STYLES: Final = 7
 #: top, the word reading downwards, "Joker" stacked in mixed case.
 JOKER_STYLES: Final = 6
 #: Bumped whenever a recipe draws differently: the cache of drawn cards is kept per version.
-RECIPE_VERSION: Final = 2
+RECIPE_VERSION: Final = 3
 STAR: Final = "\u2605"
 MOTIFS: Final = ("\u2605", "\u2666", "\u25cf", "\u2726", "\u273f", "\u2740", "\u25c6", "\u2756")
 
@@ -165,6 +165,20 @@ class _Recipe:
         self.giant = extra.random() < 0.08  # number cards: one big pip, no layout
         if extra.random() < 0.35:
             self.joker_style = 4 + int(extra.integers(2))
+        # Aces as real decks print them (recipes 3): a big ace of spades with white detail in
+        # its pip, scrollwork round it, a ring or a maker's word (the Bicycle ace the face
+        # model read as a club); some other aces decorated too, so that decoration alone
+        # does not say spades (kde jolly-royal's ace of clubs has tendrils). A fourth
+        # stream: every other card stays as recipes 2 drew it.
+        ornate = np.random.default_rng(40_000 + index)
+        self.ornate_spade = ornate.random() < 0.6
+        self.ornate_others = ornate.random() < 0.25
+        self.ace_scale = float(ornate.uniform(2.0, 3.0))
+        self.ace_inner = ornate.random() < 0.6
+        self.ace_scroll = ornate.random() < 0.6
+        self.ace_ring = ornate.random() < 0.3
+        self.ace_word = ornate.random() < 0.5
+        self.ace_seed = int(ornate.integers(2**31))
         court_pool = _court_decks()
         self.court_deck = court_pool[int(rng.integers(len(court_pool)))] if court_pool else None
 
@@ -299,7 +313,11 @@ def _face(recipe: _Recipe, code: str) -> PILImage.Image:
         _court_picture(card, recipe, code, margin_mm=max(8.0, index_w / px + 1.0))
         return card
     if parsed.rank == 1:
-        _centred(card, _suit(recipe, parsed.suit, recipe.pip_mm * 1.8 * px, ink), W / 2, H / 2)
+        if recipe.ornate_spade if parsed.suit == "S" else recipe.ornate_others:
+            _ornate_ace(card, recipe, parsed.suit, ink)
+        else:
+            _centred(card, _suit(recipe, parsed.suit, recipe.pip_mm * 1.8 * px, ink),
+                     W / 2, H / 2)
         return card
     if recipe.giant:  # one big pip low in the middle, as aisleriot tango_nuevo draws
         big = _suit(recipe, parsed.suit, H * 0.45, ink)
@@ -314,6 +332,55 @@ def _face(recipe: _Recipe, code: str) -> PILImage.Image:
         _centred(card, pip, left + fx * (right - left), top + fy * (bottom - top),
                  turned=fy > 0.5)
     return card
+
+
+def _ornate_ace(card: PILImage.Image, recipe: _Recipe, suit: str,
+                ink: tuple[int, int, int]) -> None:
+    """A big decorated ace pip: paper-coloured detail inside it (the ace of spades only),
+    scrollwork either side, a ring round it, a maker's word above and below."""
+    px = ART_PX_PER_MM
+    rng = np.random.default_rng(recipe.ace_seed + ord(suit))
+    height = min(recipe.pip_mm * recipe.ace_scale, 36.0) * px
+    pip = _suit(recipe, suit, height, ink)
+    cx, cy = W / 2, H / 2
+    draw = ImageDraw.Draw(card)
+    colour = (*ink, 255)
+    if recipe.ace_ring:
+        r = max(pip.width, pip.height) * float(rng.uniform(0.62, 0.75))
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), outline=colour,
+                     width=max(1, round(float(rng.uniform(0.3, 0.8)) * px)))
+    if recipe.ace_scroll:
+        for _ in range(int(rng.integers(2, 5))):
+            # one curl, drawn on both sides of the pip
+            rx, ry = (float(v) * px for v in rng.uniform(2.0, 6.0, 2))
+            dx = pip.width / 2 + float(rng.uniform(0.0, 4.0)) * px
+            dy = float(rng.uniform(-0.5, 0.5)) * pip.height
+            start = float(rng.uniform(0, 360))
+            width = max(1, round(float(rng.uniform(0.2, 0.6)) * px))
+            for side in (-1, 1):
+                x = cx + side * dx
+                draw.arc((x - rx, cy + dy - ry, x + rx, cy + dy + ry), start,
+                         start + float(rng.uniform(150, 300)), fill=colour, width=width)
+    _centred(card, pip, cx, cy)
+    if suit == "S" and recipe.ace_inner:
+        # white detail in the pip: a smaller pip's outline, lines, or a small emblem
+        inner = _suit(recipe, suit, pip.height * float(rng.uniform(0.35, 0.6)), recipe.paper)
+        _centred(card, inner, cx, cy - pip.height * 0.05)
+        for _ in range(int(rng.integers(0, 4))):
+            x0 = cx + float(rng.uniform(-0.25, 0.25)) * pip.width
+            y0 = cy + float(rng.uniform(-0.3, 0.2)) * pip.height
+            draw.line((x0, y0, x0 + float(rng.uniform(-0.15, 0.15)) * pip.width,
+                       y0 + float(rng.uniform(0.05, 0.25)) * pip.height),
+                      fill=(*recipe.paper, 255), width=max(1, round(0.3 * px)))
+    if recipe.ace_word:
+        letters = "ABCDEGHIKLMNOPRSTUVY"
+        word = "".join(letters[int(k)] for k in rng.integers(len(letters), size=rng.integers(4, 9)))
+        text = _glyph(word, recipe.rank_font, float(rng.uniform(1.8, 3.0)) * px, ink)
+        if text.width > W * 0.7:
+            text = text.resize((round(W * 0.7), text.height))
+        gap = pip.height / 2 + float(rng.uniform(1.5, 4.0)) * px + text.height / 2
+        _centred(card, text, cx, cy - gap)
+        _centred(card, text, cx, cy + gap, turned=True)
 
 
 def _court_picture(card: PILImage.Image, recipe: _Recipe, code: str, margin_mm: float) -> None:

@@ -6,10 +6,10 @@ models/README.md) classifies one 64 x 64 index crop into a card code, ``JK``, ``
 ``other``. Both index corners of a card are read; agreeing readings add up. The face model
 (``models/card_face.onnx``, optional) classifies the whole card squeezed to 64 x 64: it
 counts pips and sees their shape, which an unfamiliar typeface in the corner does not hide.
-For a card known to be uncovered, when the face reads the rank the corners read (not an
-ace), the suit is the one corners and face together make most likely; otherwise a sure face
-reading of a number card, a back or a joker decides, and failing that the corners do. A card
-whose best reading is not confident enough is reported as ``??``.
+For a card known to be uncovered, when the face reads the rank the corners read (an ace
+only when seen small), the suit is the one corners and face together make most likely;
+otherwise a sure face reading of a number card, a back or a joker decides, and failing that
+the corners do. A card whose best reading is not confident enough is reported as ``??``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,13 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.cards import RANKS, SUITS
-from referee.detection.crops import INDEX_CROP_PX, LEGACY_INDEX_MM, face_crop, index_crops
+from referee.detection.crops import (
+    CARD_W_MM,
+    INDEX_CROP_PX,
+    LEGACY_INDEX_MM,
+    face_crop,
+    index_crops,
+)
 from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
 
 __all__ = ["MODELS_DIR", "CardIdentifier", "CardReading", "CardVerifier", "ModelMissingError"]
@@ -51,6 +57,14 @@ FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in SUITS
 #: times the face's to this power (the face, 64 x 64 for the whole card, is the weaker
 #: witness of a suit; 1.0 lost a court of a validation design). Chosen on validation decks.
 FACE_SUIT_WEIGHT: Final = 0.5
+#: An ace's suit is chosen the same way only on a card seen at most this many pixels per
+#: millimetre (its short side over 63 mm; 2.0 is a card under 126 px wide, as a webcam
+#: over a playing area sees it). There its corner suit is a blob of a few pixels, club or
+#: spade alike, while its one big pip still shows its shape. Seen larger, the corners are
+#: the better witness and decide alone: the real Bicycle ace of spades (ornate pip) in the
+#: webcam photos, at 2.4-3.2 px/mm, is where the face has erred (session 21,
+#: models/README.md).
+ACE_POOLED_PX_PER_MM: Final = 2.0
 #: An uncovered card with one index corner read as no card (a design that prints the rank
 #: alone in its corners and the suit elsewhere, as aisleriot tango_nuevo does) takes its
 #: suit from the face, of the colour the corners read, when the face's probabilities of
@@ -178,6 +192,11 @@ class _Cut:
     def face(self) -> Image:
         return face_crop(self.image, self.outline)
 
+    def px_per_mm(self) -> float:
+        """How large the card is seen: its shortest side in pixels over a card's width."""
+        sides = np.linalg.norm(self.outline - np.roll(self.outline, -1, axis=0), axis=1)
+        return float(sides.min()) / CARD_W_MM
+
 
 class CardVerifier:
     """Whether an outline holds a card at all: a classifier of the whole face, cut as the
@@ -269,21 +288,23 @@ class CardIdentifier:
             return out
         read = self._face.probabilities([known[i].face() for i in wanted])
         for i, face in zip(wanted, read, strict=True):
-            out[i] = self._decide(out[i], face, mean[2 * i:2 * i + 2])
+            out[i] = self._decide(out[i], face, mean[2 * i:2 * i + 2],
+                                  known[i].px_per_mm())
         return out
 
     def _decide(self, reading: CardReading, face: npt.NDArray[np.float32],
-                corners: npt.NDArray[np.float32]) -> CardReading:
+                corners: npt.NDArray[np.float32], px_per_mm: float) -> CardReading:
         """An uncovered card read by its corners (``corners``: their probabilities) and by
-        its face. When both read the same rank (an ace aside: the face model takes most
-        aces of spades for clubs, their one pip being a few pixels at 64 x 64), the suit is
-        the one both together make most likely (the corners' mean probability times the
-        face's, weighted by ``FACE_SUIT_WEIGHT``): small corner suits and pips err apart.
-        Otherwise a sure face reading of a number card, a back or a joker decides."""
+        its face, the card seen at ``px_per_mm``. When both read the same rank (an ace only
+        when seen small, ``ACE_POOLED_PX_PER_MM``), the suit is the one both together make
+        most likely (the corners' mean probability times the face's, weighted by
+        ``FACE_SUIT_WEIGHT``): small corner suits and pips err apart. Otherwise a sure
+        face reading of a number card, a back or a joker decides."""
         assert self._face is not None
         read = (self._face.classes[int(face.argmax())], float(face.max()))
         card, confidence = reading.card, reading.confidence
-        if _suited(card) and _suited(read[0]) and card[0] == read[0][0] != "A":
+        if _suited(card) and _suited(read[0]) and card[0] == read[0][0] and (
+                card[0] != "A" or px_per_mm <= ACE_POOLED_PX_PER_MM):
             pooled = {suit: float(corners[:, self.classes.index(card[0] + suit)].mean())
                       * float(face[self._face.classes.index(card[0] + suit)]) ** FACE_SUIT_WEIGHT
                       for suit in SUITS}

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from referee.detection.cards import (
+    ACE_POOLED_PX_PER_MM,
     DEFAULT_FACE_MODEL,
     DEFAULT_MODEL,
     FACE_SURE,
@@ -19,6 +20,8 @@ from synth.camera import Camera
 from synth.scene import Renderer, Scene, card
 
 pytestmark = pytest.mark.skipif(not DEFAULT_FACE_MODEL.exists(), reason="no face model")
+#: A card seen as the real photos' webcam frames show it (a short side of about 160 px).
+SEEN_LARGE = 2.5
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +46,7 @@ def test_a_sure_face_decides_number_cards_backs_and_jokers_only(
 
     def read(**face: float) -> str:
         return identifier._decide(by_corners, _probs(identifier, face_classes, **face),
-                                  np.stack([corners, corners])).card
+                                  np.stack([corners, corners]), SEEN_LARGE).card
 
     assert read(**{"7H": 0.97}) == "7H"  # the face counts seven hearts
     assert read(back=0.95) == "back" and read(JK=0.95) == "JK"
@@ -55,11 +58,12 @@ def test_when_face_and_corners_read_one_rank_both_choose_the_suit(
         identifier: CardIdentifier) -> None:
     face_classes = identifier._face.classes if identifier._face else []
 
-    def read(corner: dict[str, float], face: dict[str, float]) -> str:
+    def read(corner: dict[str, float], face: dict[str, float],
+             px_per_mm: float = SEEN_LARGE) -> str:
         probs = _probs(identifier, identifier.classes, **corner)
         reading = identifier._combine(probs, probs)
         return identifier._decide(reading, _probs(identifier, face_classes, **face),
-                                  np.stack([probs, probs])).card
+                                  np.stack([probs, probs]), px_per_mm).card
 
     # Small corner suits half taken for the wrong one; the face sees the pips: diamonds.
     assert read({"KH": 0.7, "KD": 0.28}, {"KD": 0.55, "KH": 0.01}) == "KD"
@@ -67,8 +71,12 @@ def test_when_face_and_corners_read_one_rank_both_choose_the_suit(
     # Corners sure of spades outweigh a face that half sees clubs (and a sure one too).
     assert read({"5S": 0.99, "5C": 0.005}, {"5C": 0.6, "5S": 0.4}) == "5S"
     assert read({"5S": 0.999, "5C": 1e-4}, {"5C": 0.97, "5S": 0.02}) == "5S"
-    # An ace's suit stays with the corners: the face takes most aces of spades for clubs.
+    # An ace seen large keeps the corners' suit.
     assert read({"AS": 0.77, "AC": 0.16}, {"AC": 0.99, "AS": 0.01}) == "AS"
+    # Seen small, its corner suit is a blob and its one big pip decides with the corners.
+    small = ACE_POOLED_PX_PER_MM
+    assert read({"AS": 0.77, "AC": 0.16}, {"AC": 0.99, "AS": 0.01}, small) == "AC"
+    assert read({"AS": 0.999, "AC": 1e-4}, {"AC": 0.99, "AS": 0.01}, small) == "AS"
 
 
 def test_a_card_indexed_in_one_corner_takes_its_suit_from_the_face(
@@ -80,7 +88,8 @@ def test_a_card_indexed_in_one_corner_takes_its_suit_from_the_face(
 
     def read(first: dict[str, float], second: dict[str, float]) -> str:
         a, b = (_probs(identifier, identifier.classes, **c) for c in (first, second))
-        return identifier._decide(identifier._combine(a, b), face, np.stack([a, b])).card
+        return identifier._decide(identifier._combine(a, b), face, np.stack([a, b]),
+                                  SEEN_LARGE).card
 
     assert read({"2D": 0.79, "2H": 0.05}, {"other": 0.9}) == "2H"
     assert read({"2D": 0.79, "2H": 0.05}, {"2D": 0.7}) == "2D"  # two corners read: they decide
@@ -95,6 +104,15 @@ def test_the_face_is_read_only_for_cards_said_to_be_uncovered(
     assert covered.face is None and covered.card == "7C"
     assert uncovered.face is not None and uncovered.face[0] == "7C"
     assert uncovered.card == "7C"
+
+
+def test_a_card_is_measured_by_its_short_side_as_seen(identifier: CardIdentifier) -> None:
+    image, corners = _seven_of_clubs()
+    cut = identifier.identify_many(image, [corners], quick=True)[0].cut
+    assert cut is not None
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    assert cut.px_per_mm() == pytest.approx(sides.min() / 63.0)
+    assert 1.5 < cut.px_per_mm() < 4.0  # a 960 x 540 camera 300 mm above the card
 
 
 def _seven_of_clubs() -> tuple[np.ndarray, np.ndarray]:
@@ -149,7 +167,7 @@ def test_a_reading_keeps_the_next_likeliest_cards(identifier: CardIdentifier) ->
     assert code == "QC" and sure == pytest.approx(1 - 0.75 * 0.55, abs=1e-3)
     face = _probs(identifier, identifier._face.classes if identifier._face else [],
                   **{"7C": 0.97})
-    decided = identifier._decide(reading, face, np.stack([first, second]))
+    decided = identifier._decide(reading, face, np.stack([first, second]), SEEN_LARGE)
     assert decided.card == "7C" and decided.alternatives[:2] == (
         ("JC", reading.confidence), reading.alternatives[0])  # the corners' reading first
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from PIL import Image as PILImage
 
 from synth.decks import decks_for
 from synth.procedural import (
@@ -116,3 +117,22 @@ def test_a_giant_pip_deck_draws_one_big_pip_for_a_number_card() -> None:
     card = cv2.cvtColor(np.asarray(_face(recipe, "9H")), cv2.COLOR_RGBA2BGRA)
     middle = _ink(card, slice(H // 2, 3 * H // 4), slice(W // 3, 2 * W // 3))
     assert middle > 0.8  # solid ink where nine pips would leave paper between them
+
+
+def _middle_ink(card: PILImage.Image) -> float:
+    bgra = cv2.cvtColor(np.asarray(card), cv2.COLOR_RGBA2BGRA)
+    return _ink(bgra, slice(H // 4, 3 * H // 4), slice(W // 8, 7 * W // 8))
+
+
+@pytest.mark.parametrize("code", ["AS", "AC"])
+def test_an_ornate_ace_is_big_and_decorated_in_either_suit(code: str) -> None:
+    recipe = _Recipe(5)
+    recipe.ornate_spade = recipe.ornate_others = False
+    plain = _middle_ink(_face(recipe, code))
+    recipe.ornate_spade = recipe.ornate_others = True
+    recipe.ace_scroll = recipe.ace_ring = recipe.ace_word = True
+    ornate = _face(recipe, code)
+    assert _middle_ink(ornate) > 1.5 * plain
+    # only the ace of spades has paper-coloured detail in its pip
+    recipe.ace_inner = False
+    assert (np.asarray(_face(recipe, code)) != np.asarray(ornate)).any() == (code == "AS")
