@@ -18,9 +18,11 @@ the frame and is at least 45 px wide:
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import time
+from pathlib import Path
 
 import cv2
 import finders
@@ -48,6 +50,7 @@ def main() -> None:
     parser.add_argument("--split", default="test", choices=["train", "val", "test"])
     parser.add_argument("--scenes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=77)
+    parser.add_argument("--csv", type=Path, help="write each counted card: found, IoU, read")
     parser.add_argument("--repeat", type=int, default=1,
                         help="time each frame this many times and take the fastest (a "
                              "shared or noisy machine slows single runs at random)")
@@ -62,8 +65,9 @@ def main() -> None:
     # Cards at least 40% visible apart: a card almost hidden under a pile shows too little
     # of itself to be outlined (or read) from the picture alone.
     seen_cards = seen_found = seen_tight = 0
-    for _ in range(args.scenes):
-        renderer, scene, _deck = random_scene(rng, args.split, image_size=(1280, 720))
+    rows: list[dict[str, object]] = []
+    for scene_index in range(args.scenes):
+        renderer, scene, deck = random_scene(rng, args.split, image_size=(1280, 720))
         image, truth = renderer.render(scene)
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         assert ok
@@ -96,9 +100,14 @@ def main() -> None:
             cards += 1
             full_cards += full
             seen_cards += seen
+            row: dict[str, object] = {"scene": scene_index, "deck": deck, "truth": obj.label,
+                                      "visible": obj.visible_fraction, "found": k in pairs,
+                                      "iou": "", "read": ""}
+            rows.append(row)
             if k in pairs:
                 index = pairs[k]
                 best = _iou(outlines[index], truths[k])
+                row.update(iou=round(best, 3), read=result.cards[index].card)
                 found += 1
                 full_found += full
                 seen_found += seen
@@ -111,6 +120,12 @@ def main() -> None:
     def pct(a: int, b: int) -> float:
         return round(100 * a / max(b, 1), 1)
 
+    if args.csv:
+        args.csv.parent.mkdir(parents=True, exist_ok=True)
+        with args.csv.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["scene"])
+            writer.writeheader()
+            writer.writerows(rows)
     ms = 1000 * np.array(times)
     print(json.dumps({
         "split": args.split, "finder": args.finder, "verifier": args.verifier,
