@@ -13,6 +13,8 @@ the frame and is at least 45 px wide:
 - detections matching no card (precision);
 - milliseconds per frame: median and 95th percentile (``--repeat N``: each frame's time is
   the fastest of N runs, as steady as a shared machine allows; its readings are the same).
+``--csv FILE`` writes one row per counted card (scene, deck, truth, visible fraction, found,
+IoU, read), to compare two models card by card.
 """
 
 from __future__ import annotations
