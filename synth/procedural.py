@@ -363,7 +363,7 @@ def _ornate_ace(card: PILImage.Image, recipe: _Recipe, suit: str,
                          start + float(rng.uniform(150, 300)), fill=colour, width=width)
     _centred(card, pip, cx, cy)
     if suit == "S" and recipe.ace_inner:
-        # white detail in the pip: a smaller pip's outline, lines, or a small emblem
+        # white detail in the pip: a smaller pip in the paper's colour, and a few strokes
         inner = _suit(recipe, suit, pip.height * float(rng.uniform(0.35, 0.6)), recipe.paper)
         _centred(card, inner, cx, cy - pip.height * 0.05)
         for _ in range(int(rng.integers(0, 4))):

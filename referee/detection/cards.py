@@ -61,9 +61,9 @@ FACE_SUIT_WEIGHT: Final = 0.5
 #: millimetre (its short side over 63 mm; 2.0 is a card under 126 px wide, as a webcam
 #: over a playing area sees it). There its corner suit is a blob of a few pixels, club or
 #: spade alike, while its one big pip still shows its shape. Seen larger, the corners are
-#: the better witness and decide alone: the real Bicycle ace of spades (ornate pip) in the
-#: webcam photos, at 2.4-3.2 px/mm, is where the face has erred (session 21,
-#: models/README.md).
+#: the better witness and decide alone: in the real webcam photos (2.4-3.2 px/mm) the face
+#: model still rates two Bicycle aces of spades (ornate pips) AC, 0.62-0.69, that the
+#: corners read AS at 0.99 (session 21, models/README.md).
 ACE_POOLED_PX_PER_MM: Final = 2.0
 #: An uncovered card with one index corner read as no card (a design that prints the rank
 #: alone in its corners and the suit elsewhere, as aisleriot tango_nuevo does) takes its
