@@ -33,6 +33,7 @@ from referee.detection.crops import (
     LEGACY_INDEX_MM,
     face_crop,
     index_crops,
+    short_side,
 )
 from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
 
@@ -194,8 +195,7 @@ class _Cut:
 
     def px_per_mm(self) -> float:
         """How large the card is seen: its shortest side in pixels over a card's width."""
-        sides = np.linalg.norm(self.outline - np.roll(self.outline, -1, axis=0), axis=1)
-        return float(sides.min()) / CARD_W_MM
+        return short_side(self.outline) / CARD_W_MM
 
 
 class CardVerifier:

@@ -34,6 +34,12 @@ INDEX_CROP_PX: Final = 64
 FACE_CROP_PX: Final = 64
 
 
+def short_side(corners: npt.ArrayLike) -> float:
+    """The length of an outline's shortest side (its four corners' units: pixels or mm)."""
+    pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    return float(np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1).min())
+
+
 def order_corners(corners: npt.ArrayLike) -> Corners:
     """Clockwise in the image (y down), starting so that corner 0 -> 1 is a short side."""
     pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from shapely.geometry import Polygon
 
+from referee.detection.crops import short_side
 from referee.detection.onnx_model import MODELS_DIR, cpu_session, read_meta
 from referee.detection.outlines import (
     Gradients,
@@ -91,8 +92,8 @@ def tighten(image: Image, boxes: list[Outline],
     if slopes is None:
         slopes = gradients(image)
     return [Outline(refine_edges(slopes, b.corners,
-                                 reach=max(4.0, REFINE_REACH * _short_side(b.corners)),
-                                 spread=max(2.0, REFINE_SPREAD * _short_side(b.corners))),
+                                 reach=max(4.0, REFINE_REACH * short_side(b.corners)),
+                                 spread=max(2.0, REFINE_SPREAD * short_side(b.corners))),
                     b.score, b.learned) for b in boxes]
 
 
@@ -109,7 +110,3 @@ def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
         if Polygon(corners).area > 0:
             outlines.append(Outline(corners, float(score), learned=True))
     return [outlines[i] for i in greedy_distinct([o.corners for o in outlines], NMS_IOU)]
-
-
-def _short_side(corners: npt.NDArray[np.float64]) -> float:
-    return float(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1).min())
