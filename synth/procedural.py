@@ -63,10 +63,16 @@ PIPS: Final[dict[int, list[tuple[float, float]]]] = {
 #: Back designs: 0-3 lines and dots, 4 a picture, 5 a tiled motif, 6 an emblem on plain.
 BACK_STYLES: Final = 7
 #: Joker corners: the word reading upwards, a star, stacked letters, the word across the
-#: top, the word reading downwards, "Joker" stacked in mixed case.
-JOKER_STYLES: Final = 6
+#: top, the word reading downwards, "Joker" stacked in mixed case, and (recipes 4) a big
+#: "J" as tall as a rank over "oker" stacked small.
+JOKER_STYLES: Final = 7
+#: Procedural designs from this number on are in no deck split: they stand in for the joker
+#: or back of a packaged design that has none (``synth.scene.stand_in``). They are part of
+#: what a validation or held-out design looks like, so recipes 4 and later leave them as
+#: recipes 3 drew them.
+STAND_IN_FIRST: Final = 1000
 #: Bumped whenever a recipe draws differently: the cache of drawn cards is kept per version.
-RECIPE_VERSION: Final = 3
+RECIPE_VERSION: Final = 4
 STAR: Final = "\u2605"
 MOTIFS: Final = ("\u2605", "\u2666", "\u25cf", "\u2726", "\u273f", "\u2740", "\u25c6", "\u2756")
 
@@ -154,7 +160,7 @@ class _Recipe:
                                     more.uniform(120, 255))
         self.back_inset_mm = 4.0 if more.random() < 0.6 else float(more.uniform(0.0, 2.5))
         self.back_seed = int(more.integers(2**31))
-        self.joker_style = int(more.integers(JOKER_STYLES))
+        self.joker_style = int(more.integers(JOKER_STYLES - 1))  # the seventh: recipes 4
         # Layouts and shapes the packaged designs show and the first recipes lacked (aisleriot
         # tango's blobby diamonds, tango_nuevo's suit in the opposite corner and one giant pip,
         # jokers spelled downwards): a third stream, so the earlier draws stay as they were.
@@ -181,6 +187,16 @@ class _Recipe:
         self.ace_seed = int(ornate.integers(2**31))
         court_pool = _court_decks()
         self.court_deck = court_pool[int(rng.integers(len(court_pool)))] if court_pool else None
+        # Jokers as unfamiliar designs draw them (recipes 4): a jester drawn here, in colours
+        # and shapes of its own, instead of a training design's joker cut out (15 pictures in
+        # all, which the face model learnt one by one: aisleriot tango's jester, seen in no
+        # training design, it read as a jack); and a big "J" over "oker" in the corners, as
+        # tango prints it. A fifth stream: every other card stays as recipes 3 drew it.
+        jester = np.random.default_rng(50_000 + index)
+        self.drawn_joker = jester.random() < 0.6 and index < STAND_IN_FIRST
+        self.joker_seed = int(jester.integers(2**31))
+        if jester.random() < 0.25 and index < STAND_IN_FIRST:
+            self.joker_style = 6
 
 
 def _hsv_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -301,7 +317,10 @@ def _face(recipe: _Recipe, code: str) -> PILImage.Image:
                                outline=(*recipe.inks["S"], 255), width=2)
     if code == "JK":
         _joker_corners(card, recipe)
-        _court_picture(card, recipe, "JK", margin_mm=11.0)
+        if recipe.drawn_joker:
+            _jester(card, recipe, margin_mm=11.0)
+        else:
+            _court_picture(card, recipe, "JK", margin_mm=11.0)
         return card
     parsed = Card.parse(code)
     assert parsed.suit is not None
@@ -407,6 +426,109 @@ def _court_picture(card: PILImage.Image, recipe: _Recipe, code: str, margin_mm: 
         ImageDraw.Draw(card).rectangle(box, outline=(*recipe.inks["S"], 255), width=2)
 
 
+def _jester(card: PILImage.Image, recipe: _Recipe, margin_mm: float) -> None:
+    """A jester drawn in the card's middle: a hat of two or three floppy points with bells,
+    a round face, a zigzag collar and a body, in colours of the design's own. Either one
+    figure, or its upper half mirrored end to end as court cards are (aisleriot tango), or
+    the head and hat alone."""
+    px = ART_PX_PER_MM
+    rng = np.random.default_rng(recipe.joker_seed)
+    left, top = margin_mm * px, H * 0.17
+    box_w, box_h = W - 2 * left, H - 2 * top
+    kind = str(rng.choice(["mirrored", "figure", "head"], p=[0.45, 0.3, 0.25]))
+    hues = rng.permutation(180)[:4]
+    colours = [(*_hsv_rgb(float(h), float(rng.uniform(120, 255)), float(rng.uniform(110, 240))),
+                255) for h in hues]
+    skin = (*_hsv_rgb(float(rng.uniform(8, 30)), float(rng.uniform(40, 200)),
+                      float(rng.uniform(200, 255))), 255)
+    outline = (*recipe.black, 255) if rng.random() < 0.6 else None
+    bell = (*_hsv_rgb(float(rng.uniform(20, 35)), 220, 230), 255)
+    points = int(rng.integers(2, 4))
+    face_features = rng.random() < 0.7
+    body_shape = str(rng.choice(["widening", "straight", "shoulders"]))
+    head_share = float(rng.uniform(0.13, 0.2))
+    if recipe.court_frame and rng.random() < 0.5:
+        ImageDraw.Draw(card).rectangle((left, top, left + box_w, top + box_h),
+                                       outline=(*recipe.inks["S"], 255), width=2)
+
+    def half(width: float, height: float, head_only: bool) -> PILImage.Image:
+        """The jester from hat to waist, filling ``width`` x ``height`` (head at the top)."""
+        sprite = PILImage.new("RGBA", (max(1, round(width)), max(1, round(height))), (0, 0, 0, 0))
+        draw = ImageDraw.Draw(sprite)
+        cx = width / 2
+        r = min(width * 0.2, height * (0.22 if head_only else head_share))
+        head_y = height * (0.55 if head_only else 0.32)
+        width_line = max(1, round(0.3 * px))
+        # the hat: floppy points from the crown out to the sides (and up), bells at the tips
+        crown = head_y - r * 0.6
+        for k in range(points):
+            side = -1 if k == 0 else 1 if k == points - 1 else 0
+            tip = (cx + side * min(width * 0.45, r * 2.6), crown - r * (0.4 if side else 1.9))
+            droop = (cx + side * r * 1.7, crown - r * (1.7 if side else 1.2))
+            base = [(cx - r * (1.0 if side <= 0 else 0.0), crown),
+                    (cx + r * (1.0 if side >= 0 else 0.0), crown)]
+            curve = [(base[1][0] + (droop[0] - base[1][0]) * t * 1.1,
+                      base[1][1] + (droop[1] - base[1][1]) * t) for t in (0.4, 0.8)]
+            draw.polygon([*base[:1], *curve, tip, droop, base[1]] if side >= 0 else
+                         [base[1], *curve, tip, droop, base[0]],
+                         fill=colours[k % 2 if points == 2 else k], outline=outline)
+            br = r * 0.28
+            draw.ellipse((tip[0] - br, tip[1] - br, tip[0] + br, tip[1] + br), fill=bell,
+                         outline=outline)
+        draw.rectangle((cx - r * 1.05, crown - r * 0.2, cx + r * 1.05, crown + r * 0.25),
+                       fill=colours[3], outline=outline)
+        if not head_only:
+            # the body below the collar: a trapezoid, one colour or split down the middle
+            neck = head_y + r * 1.1
+            top_w, bottom_w = {"widening": (r * 0.8, width * 0.42),
+                               "straight": (width * 0.3, width * 0.3),
+                               "shoulders": (width * 0.42, width * 0.2)}[body_shape]
+            body = [(cx - top_w, neck), (cx + top_w, neck),
+                    (cx + bottom_w, height), (cx - bottom_w, height)]
+            draw.polygon(body, fill=colours[1], outline=outline)
+            if rng.random() < 0.5:
+                draw.polygon([(cx, neck), (cx + r * 0.8, neck), (cx + width * 0.42, height),
+                              (cx, height)], fill=colours[0], outline=outline)
+        # a zigzag collar under the chin
+        teeth = int(rng.integers(4, 8))
+        cy = head_y + r * 0.9
+        span = r * 2.6
+        zig = []
+        for t in range(teeth * 2 + 1):
+            x = cx - span / 2 + span * t / (teeth * 2)
+            zig.append((x, cy + (r * 0.7 if t % 2 else 0.0)))
+        draw.polygon([(cx - span / 2, cy - r * 0.15), *zig, (cx + span / 2, cy - r * 0.15)],
+                     fill=colours[2], outline=outline)
+        draw.ellipse((cx - r, head_y - r, cx + r, head_y + r), fill=skin, outline=outline,
+                     width=width_line)
+        if face_features:
+            eye = max(1.0, r * 0.12)
+            for side in (-1, 1):
+                ex, ey = cx + side * r * 0.38, head_y - r * 0.15
+                draw.ellipse((ex - eye, ey - eye, ex + eye, ey + eye), fill=(*recipe.black, 255))
+            draw.arc((cx - r * 0.5, head_y - r * 0.2, cx + r * 0.5, head_y + r * 0.6), 20, 160,
+                     fill=(*recipe.black, 255), width=width_line)
+        return sprite
+
+    if kind == "mirrored":
+        upper = half(box_w, box_h / 2, head_only=False)
+        card.alpha_composite(upper, (round(left), round(top)))
+        _paste(card, upper, left, top, turned=True)
+    elif kind == "figure":
+        upper = half(box_w, box_h * 0.62, head_only=False)
+        card.alpha_composite(upper, (round(left), round(top)))
+        draw = ImageDraw.Draw(card)
+        legs_top, bottom = top + box_h * 0.62, top + box_h
+        for side, colour in ((-1, colours[0]), (1, colours[1])):
+            x0 = left + box_w / 2 + side * box_w * 0.02
+            x1 = left + box_w / 2 + side * box_w * 0.22
+            draw.polygon([(x0, legs_top), (x1, legs_top), (x1 + side * box_w * 0.05, bottom),
+                          (x0 + side * box_w * 0.1, bottom)], fill=colour, outline=outline)
+    else:
+        head = half(box_w, box_h * 0.7, head_only=True)
+        _centred(card, head, W / 2, H / 2)
+
+
 def _joker_corners(card: PILImage.Image, recipe: _Recipe) -> None:
     px = ART_PX_PER_MM
     colour = recipe.red if recipe.rng.random() < 0.5 else recipe.black
@@ -429,9 +551,13 @@ def _joker_corners(card: PILImage.Image, recipe: _Recipe) -> None:
     elif recipe.joker_style == 4:  # the word, reading downwards, down the side
         sprites.append((_glyph("JOKER", recipe.rank_font, 4.5 * px, colour).rotate(
             -90, expand=True), x, y))
-    else:  # "Joker" stacked in mixed case, the letters wandering a little
+    elif recipe.joker_style == 5:  # "Joker" stacked in mixed case, the letters wandering
         sprites += _stacked("Joker", [4.5, 3.2, 3.2, 3.2, 3.2], 1.2, recipe.rank_font, colour,
                             x, y)
+    else:  # a "J" as tall as a rank, "oker" stacked small below it
+        small = recipe.rank_mm * float(np.random.default_rng(recipe.joker_seed + 1).uniform(0.4, 0.6))
+        sprites += _stacked("Joker", [recipe.rank_mm] + [small] * 4, 0.0, recipe.rank_font,
+                            colour, x, y)
     for sprite, sx, sy in sprites:
         _paste(card, sprite, sx, sy)
         _paste(card, sprite, sx, sy, turned=True)

@@ -36,7 +36,7 @@ from synth.artwork import (
 from synth.camera import Camera, TableCanvas
 from synth.hands import HandPose, disc
 from synth.pieces import SPRITE_PX_PER_MM, coin_sprite, d4_sprite, token_sprite
-from synth.procedural import is_procedural, rasterise_procedural
+from synth.procedural import STAND_IN_FIRST, is_procedural, rasterise_procedural
 from synth.surfaces import table_surface
 
 Image = npt.NDArray[np.uint8]
@@ -183,9 +183,6 @@ def deck_paths(deck: str) -> dict[str, Any]:
     return rasterise_deck(installed[deck])
 
 
-#: Procedural designs from this number on are in no deck split: they stand in for the joker
-#: or back of a packaged design that has none.
-STAND_IN_FIRST = 1000
 
 
 def stand_in(deck: str) -> str:

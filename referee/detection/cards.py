@@ -8,8 +8,8 @@ models/README.md) classifies one 64 x 64 index crop into a card code, ``JK``, ``
 counts pips and sees their shape, which an unfamiliar typeface in the corner does not hide.
 For a card known to be uncovered, when the face reads the rank the corners read (an ace
 only when seen small), the suit is the one corners and face together make most likely;
-otherwise a sure face reading of a number card, a back or a joker decides, and failing that
-the corners do. A card whose best reading is not confident enough is reported as ``??``.
+otherwise a sure face reading of a number card, a back or a joker decides (a joker less
+sure when the corners read a jack or nothing sure), and failing that the corners do. A card whose best reading is not confident enough is reported as ``??``.
 """
 
 from __future__ import annotations
@@ -54,6 +54,12 @@ MIN_CONFIDENCE: Final = 0.6
 FACE_SURE: Final = 0.9
 FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in SUITS), "back",
                                  "JK"})
+#: A joker is decided by the face at this lower bar when the corners read a jack or are
+#: unsure: a joker's corner spells a word (J, o, k...) that the index model, knowing no such
+#: corner, reads as the nearest card, a jack (aisleriot tango's joker: JD or JC, 0.8-0.9).
+#: Corners sure of another rank stay: the face reads a few small courts as jokers
+#: (aisleriot simplistic's KD at 1.2 px/mm, JK 0.74-0.77, corners KD 1.0).
+FACE_JOKER_SURE: Final = 0.6
 #: When corners and face read the same rank, the suit maximises the corners' mean probability
 #: times the face's to this power (the face, 64 x 64 for the whole card, is the weaker
 #: witness of a suit; 1.0 lost a court of a validation design). Chosen on validation decks.
@@ -299,7 +305,8 @@ class CardIdentifier:
         when seen small, ``ACE_POOLED_PX_PER_MM``), the suit is the one both together make
         most likely (the corners' mean probability times the face's, weighted by
         ``FACE_SUIT_WEIGHT``): small corner suits and pips err apart. Otherwise a sure
-        face reading of a number card, a back or a joker decides."""
+        face reading of a number card, a back or a joker decides; a joker already at
+        ``FACE_JOKER_SURE`` when the corners read a jack or are unsure."""
         assert self._face is not None
         read = (self._face.classes[int(face.argmax())], float(face.max()))
         card, confidence = reading.card, reading.confidence
@@ -311,7 +318,9 @@ class CardIdentifier:
             suit = max(pooled, key=lambda s: pooled[s])
             if card[1] != suit:
                 card, confidence = card[0] + suit, pooled[suit] / sum(pooled.values())
-        elif read[0] in FACE_DECIDES and read[1] >= FACE_SURE:
+        elif read[0] in FACE_DECIDES and read[1] >= FACE_SURE or (
+                read[0] == "JK" and read[1] >= FACE_JOKER_SURE
+                and (card[0] == "J" or confidence < FACE_SURE)):
             card, confidence = read
         elif NOT_A_CARD in (code for code, _ in reading.corners):
             card, confidence = self._suit_from_face(reading, face, corners) or (card, confidence)

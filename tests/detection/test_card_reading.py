@@ -12,6 +12,7 @@ from referee.detection.cards import (
     ACE_POOLED_PX_PER_MM,
     DEFAULT_FACE_MODEL,
     DEFAULT_MODEL,
+    FACE_JOKER_SURE,
     FACE_SURE,
     CardIdentifier,
 )
@@ -52,6 +53,26 @@ def test_a_sure_face_decides_number_cards_backs_and_jokers_only(
     assert read(back=0.95) == "back" and read(JK=0.95) == "JK"
     assert read(**{"7H": FACE_SURE - 0.1}) == "8H"  # not sure enough: the corners decide
     assert read(QD=0.97) == "8H" and read(AD=0.97) == "8H"  # courts and aces: corners
+
+
+def test_a_joker_whose_corners_read_a_jack_or_nothing_sure_is_a_joker_by_its_face(
+        identifier: CardIdentifier) -> None:
+    face_classes = identifier._face.classes if identifier._face else []
+
+    def read(corner: dict[str, float], joker: float) -> str:
+        probs = _probs(identifier, identifier.classes, **corner)
+        face = _probs(identifier, face_classes, JK=joker, JD=(1 - joker) / 2)
+        return identifier._decide(identifier._combine(probs, probs), face,
+                                  np.stack([probs, probs]), 1.2).card
+
+    # aisleriot tango's joker: its corner's J over a red "o" reads JD, 0.8-0.9 sure
+    assert read({"JD": 0.6, "JC": 0.2}, FACE_JOKER_SURE + 0.1) == "JK"
+    assert read({"JD": 0.6, "JC": 0.2}, FACE_JOKER_SURE - 0.1) == "JD"
+    # corners unsure of anything (a star, a word they never saw)
+    assert read({"7S": 0.4, "3C": 0.3}, FACE_JOKER_SURE + 0.1) == "JK"
+    # corners sure of another rank stay: the face takes a few small kings for jokers
+    assert read({"KD": 0.999}, FACE_JOKER_SURE + 0.15) == "KD"
+    assert read({"KD": 0.999}, FACE_SURE + 0.05) == "JK"  # unless it is sure
 
 
 def test_when_face_and_corners_read_one_rank_both_choose_the_suit(

@@ -13,6 +13,7 @@ from synth.decks import decks_for
 from synth.procedural import (
     BACK_STYLES,
     JOKER_STYLES,
+    STAND_IN_FIRST,
     H,
     W,
     _back,
@@ -136,3 +137,27 @@ def test_an_ornate_ace_is_big_and_decorated_in_either_suit(code: str) -> None:
     # only the ace of spades has paper-coloured detail in its pip
     recipe.ace_inner = False
     assert (np.asarray(_face(recipe, code)) != np.asarray(ornate)).any() == (code == "AS")
+
+
+def test_a_drawn_jester_fills_the_middle_in_colours_and_differs_by_design() -> None:
+    faces = []
+    for index in range(40):
+        recipe = _Recipe(index)
+        if recipe.drawn_joker:
+            faces.append(np.asarray(_face(recipe, "JK"))[..., :3].astype(np.int16))
+    assert 10 <= len(faces) <= 35  # most training designs, not all
+    for face in faces[:5]:
+        middle = face[H // 4:3 * H // 4, W // 4:3 * W // 4]
+        colourful = (middle.max(axis=2) - middle.min(axis=2)) > 60
+        assert colourful.mean() > 0.05  # a coloured figure, not the paper
+    assert np.abs(faces[0] - faces[1]).mean() > 5  # each design draws its own jester
+
+
+def test_recipes_4_leave_every_card_but_the_joker_and_the_stand_ins_whole() -> None:
+    """Recipes 4 draw new jokers for training designs only: the designs standing in for a
+    validation or held-out design's missing joker or back stay as recipes 3 drew them."""
+    stand_in = _Recipe(STAND_IN_FIRST + 57)
+    assert not stand_in.drawn_joker and stand_in.joker_style < JOKER_STYLES - 1
+    styles = {_Recipe(i).joker_style for i in range(STAND_IN_FIRST, STAND_IN_FIRST + 100)}
+    assert JOKER_STYLES - 1 not in styles
+    assert any(_Recipe(i).joker_style == JOKER_STYLES - 1 for i in range(96))
