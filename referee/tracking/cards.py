@@ -604,7 +604,10 @@ class CardObserver:
                          >= NUDGE_IOU), None)
             if same is not None:
                 nudged.append((same, fit))
-            else:
+            elif all(_iou(self.view, f.corners_mm, fit.corners_mm) < NUDGE_IOU
+                     for f in placed):
+                # (a card laid partly on another changes in two pieces that the join may
+                # leave apart, and a card is fitted to each: the same card, found twice)
                 placed.append(fit)
         return placed, nudged
 

@@ -43,6 +43,20 @@ def test_a_placed_card_is_found_with_its_whole_outline() -> None:
     assert _err(new[0].outline, (150.0, 150.0), 20.0) < 3.0
 
 
+def test_a_card_that_changes_in_two_pieces_is_placed_once() -> None:
+    """A band across its middle looks like the cloth (a picture, a shadow's edge, the card
+    below showing the same colour): the change falls apart in two pieces, each of which
+    fits the whole card."""
+    observer = CardObserver(VIEW)
+    observer.start(_table([]))
+    state = _table([((200.0, 150.0), 0.0)])
+    band = VIEW.to_raster(card_corners((200.0, 150.0), 0.0, (63.0, 16.0)))
+    cv2.fillPoly(state, [np.round(band).astype(np.int32)], (60, 90, 40))
+    new = _placed(observer, state)
+    assert len(new) == 1
+    assert _err(new[0].outline, (200.0, 150.0), 0.0) < 3.0
+
+
 def test_a_card_on_top_of_another_keeps_both_and_the_new_one_is_whole() -> None:
     observer = CardObserver(VIEW)
     observer.start(_table([]))
