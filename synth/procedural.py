@@ -555,7 +555,8 @@ def _joker_corners(card: PILImage.Image, recipe: _Recipe) -> None:
         sprites += _stacked("Joker", [4.5, 3.2, 3.2, 3.2, 3.2], 1.2, recipe.rank_font, colour,
                             x, y)
     else:  # a "J" as tall as a rank, "oker" stacked small below it
-        small = recipe.rank_mm * float(np.random.default_rng(recipe.joker_seed + 1).uniform(0.4, 0.6))
+        letters = np.random.default_rng(recipe.joker_seed + 1)  # recipe.rng's draws stay
+        small = recipe.rank_mm * float(letters.uniform(0.4, 0.6))
         sprites += _stacked("Joker", [recipe.rank_mm] + [small] * 4, 0.0, recipe.rank_font,
                             colour, x, y)
     for sprite, sx, sy in sprites:

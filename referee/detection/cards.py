@@ -9,7 +9,8 @@ counts pips and sees their shape, which an unfamiliar typeface in the corner doe
 For a card known to be uncovered, when the face reads the rank the corners read (an ace
 only when seen small), the suit is the one corners and face together make most likely;
 otherwise a sure face reading of a number card, a back or a joker decides (a joker less
-sure when the corners read a jack or nothing sure), and failing that the corners do. A card whose best reading is not confident enough is reported as ``??``.
+sure when the corners read a jack or nothing sure), and failing that the corners do. A
+card whose best reading is not confident enough is reported as ``??``.
 """
 
 from __future__ import annotations
@@ -318,7 +319,7 @@ class CardIdentifier:
             suit = max(pooled, key=lambda s: pooled[s])
             if card[1] != suit:
                 card, confidence = card[0] + suit, pooled[suit] / sum(pooled.values())
-        elif read[0] in FACE_DECIDES and read[1] >= FACE_SURE or (
+        elif (read[0] in FACE_DECIDES and read[1] >= FACE_SURE) or (
                 read[0] == "JK" and read[1] >= FACE_JOKER_SURE
                 and (card[0] == "J" or confidence < FACE_SURE)):
             card, confidence = read
