@@ -36,6 +36,11 @@ MIN_RING_FRACTION: Final = 0.1
 #: A card whose visible part changed this much and now shows bare table was taken.
 REMOVED_CHANGED: Final = 0.5
 REMOVED_BARE: Final = 0.6
+#: A white card taken off a light table changes little inside (white to pale): one whose
+#: visible part changed this much and is now bare all over was taken too (a card still
+#: there changed near nothing; one nudged is matched to its new outline as before).
+REMOVED_CHANGED_BARE: Final = 0.25
+REMOVED_ALL_BARE: Final = 0.95
 #: A placed card overlapping a just-vanished card this much is the same card, nudged.
 NUDGE_IOU: Final = 0.5
 #: How far a fitted outline may be from the card's true size before it is not a card (mm).
@@ -551,11 +556,14 @@ class CardObserver:
             n_visible = np.count_nonzero(visible)
             if n_visible < 0.05 * CARD_AREA_MM2 * self.view.px_per_mm ** 2:
                 continue  # hidden under others: it cannot have been taken alone
-            if np.count_nonzero(changed & visible) / n_visible < REMOVED_CHANGED:
+            changed_share = np.count_nonzero(changed & visible) / n_visible
+            if changed_share < REMOVED_CHANGED_BARE:
                 continue
             n_uncovered = np.count_nonzero(uncovered)
-            if n_uncovered == 0 or np.count_nonzero(bare & uncovered) / n_uncovered \
-                    >= REMOVED_BARE:
+            bare_share = np.count_nonzero(bare & uncovered) / n_uncovered if n_uncovered \
+                else 1.0
+            if bare_share >= (REMOVED_BARE if changed_share >= REMOVED_CHANGED
+                              else REMOVED_ALL_BARE):
                 removed.append(card)
         return removed[::-1]  # bottom first
 

@@ -57,6 +57,30 @@ def test_a_card_that_changes_in_two_pieces_is_placed_once() -> None:
     assert _err(new[0].outline, (200.0, 150.0), 0.0) < 3.0
 
 
+def _marble(level: int) -> np.ndarray:
+    """A pale table with soft veins, a little darker than a white card."""
+    rng = np.random.default_rng(3)
+    veins = cv2.GaussianBlur(rng.normal(0, 1, (300, 400)).astype(np.float32), (0, 0), 8)
+    base = np.array([level, level - 10, level + 4], np.float32)
+    return np.clip(base + (veins / veins.std() * 12)[..., None], 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("level", [220, 222])
+def test_a_white_card_taken_off_a_pale_table_is_removed_not_replaced_by_a_ghost(
+        level: int) -> None:
+    """White to pale changes only part of the card's area past the change level; the
+    place it lay now matches the empty table all over, so the card was taken."""
+    cloth = _marble(level)
+    observer = CardObserver(VIEW)
+    observer.start(cloth)
+    state = cloth.copy()
+    corners = VIEW.to_raster(card_corners((200.0, 150.0), 10.0, (63.0, 88.0)))
+    cv2.fillPoly(state, [np.round(corners).astype(np.int32)], (240, 240, 240))
+    assert len(_placed(observer, state)) == 1
+    changes = observer.compare(cloth)
+    assert len(changes.removed) == 1 and not changes.placed
+
+
 def test_a_card_on_top_of_another_keeps_both_and_the_new_one_is_whole() -> None:
     observer = CardObserver(VIEW)
     observer.start(_table([]))
