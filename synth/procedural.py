@@ -478,7 +478,8 @@ def _jester(card: PILImage.Image, recipe: _Recipe, margin_mm: float) -> None:
         draw.rectangle((cx - r * 1.05, crown - r * 0.2, cx + r * 1.05, crown + r * 0.25),
                        fill=colours[3], outline=outline)
         if not head_only:
-            # the body below the collar: a trapezoid, one colour or split down the middle
+            # the body below the collar: a trapezoid, in one colour or with a second colour
+            # over its right side (drawn in the widening shape whatever the body's)
             neck = head_y + r * 1.1
             top_w, bottom_w = {"widening": (r * 0.8, width * 0.42),
                                "straight": (width * 0.3, width * 0.3),

@@ -183,8 +183,6 @@ def deck_paths(deck: str) -> dict[str, Any]:
     return rasterise_deck(installed[deck])
 
 
-
-
 def stand_in(deck: str) -> str:
     """The procedural design whose joker and back a packaged ``deck`` without them shows."""
     return f"proc:{STAND_IN_FIRST + zlib.crc32(deck.encode()) % 100}"

@@ -153,7 +153,7 @@ def test_a_drawn_jester_fills_the_middle_in_colours_and_differs_by_design() -> N
     assert np.abs(faces[0] - faces[1]).mean() > 5  # each design draws its own jester
 
 
-def test_recipes_4_leave_every_card_but_the_joker_and_the_stand_ins_whole() -> None:
+def test_recipes_4_give_training_designs_new_jokers_and_leave_the_stand_ins() -> None:
     """Recipes 4 draw new jokers for training designs only: the designs standing in for a
     validation or held-out design's missing joker or back stay as recipes 3 drew them."""
     stand_in = _Recipe(STAND_IN_FIRST + 57)
