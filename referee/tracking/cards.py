@@ -560,10 +560,13 @@ class CardObserver:
             if changed_share < REMOVED_CHANGED_BARE:
                 continue
             n_uncovered = np.count_nonzero(uncovered)
-            bare_share = np.count_nonzero(bare & uncovered) / n_uncovered if n_uncovered \
-                else 1.0
-            if bare_share >= (REMOVED_BARE if changed_share >= REMOVED_CHANGED
-                              else REMOVED_ALL_BARE):
+            if n_uncovered == 0:  # it lay wholly on other cards: no bare table to see
+                taken = changed_share >= REMOVED_CHANGED
+            else:
+                bare_share = np.count_nonzero(bare & uncovered) / n_uncovered
+                taken = bare_share >= (REMOVED_BARE if changed_share >= REMOVED_CHANGED
+                                       else REMOVED_ALL_BARE)
+            if taken:
                 removed.append(card)
         return removed[::-1]  # bottom first
 
