@@ -175,14 +175,34 @@ def load_detector() -> tuple[CardDetector | None, str | None]:
 
 
 def annotate(image: Image, detections: Detections) -> Image:
+    """Outlines, and each card's label on a dark patch at its centre (cards that overlap
+    have their top-left corners close together, and labels there ran into each other)."""
     out = image.copy()
     thickness = max(2, round(max(image.shape[:2]) / 400))
     for card in detections.cards:
         points = np.round(np.array(card.corners)).astype(np.int32)
         colour = (40, 200, 40) if card.card != UNSURE else (40, 160, 255)
         cv2.polylines(out, [points], True, colour, thickness, cv2.LINE_AA)
-        x, y = points.min(axis=0)
+    taken: list[tuple[int, int, int, int]] = []
+    for card in detections.cards:
+        colour = (40, 200, 40) if card.card != UNSURE else (40, 160, 255)
         label = f"{card.card} {card.confidence:.2f}"
-        cv2.putText(out, label, (int(x), max(int(y) - 6, 12)), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.5 * thickness, colour, thickness, cv2.LINE_AA)
+        corners = np.array(card.corners, dtype=np.float64)
+        # as wide as the card at most (a webcam sees a card 60-120 px wide), and legible
+        width = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).min())
+        (unit_w, _), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 1)
+        scale = float(np.clip(width / unit_w, 0.35, 0.4 * thickness))
+        weight = 1 if scale < 0.6 else max(1, thickness - 1)
+        (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, weight)
+        cx, cy = corners.mean(axis=0)
+        x = int(np.clip(cx - w / 2, 0, max(0, out.shape[1] - w)))
+        y = int(np.clip(cy + h / 2, h + 2, max(h + 2, out.shape[0] - base - 2)))
+        # below any label already drawn that this one would run into
+        while any(x < x1 and x0 < x + w and y - h < y1 and y0 < y + base
+                  for x0, y0, x1, y1 in taken) and y + h + base + 4 < out.shape[0]:
+            y += h + base + 4
+        taken.append((x - 2, y - h - 2, x + w + 2, y + base))
+        cv2.rectangle(out, (x - 2, y - h - 2), (x + w + 2, y + base), (20, 20, 20), cv2.FILLED)
+        cv2.putText(out, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, weight,
+                    cv2.LINE_AA)
     return out

@@ -18,7 +18,14 @@ from referee.detection.crops import (
     index_crops,
     order_corners,
 )
-from referee.detection.detect import DetectError, Detections, annotate, detect, read_image
+from referee.detection.detect import (
+    DetectedCard,
+    DetectError,
+    Detections,
+    annotate,
+    detect,
+    read_image,
+)
 from referee.detection.outlines import (
     alone,
     distinct,
@@ -109,6 +116,20 @@ def test_detect_reports_cards_in_contract_shape() -> None:
     assert len(data["cards"][0]["corners"]) == 4
     assert result.warnings
     assert annotate(image, Detections(result.cards)).shape == image.shape
+
+
+def test_labels_of_cards_lying_on_each_other_do_not_run_into_each_other() -> None:
+    image = np.full((300, 400, 3), 200, np.uint8)
+    corners = [[150.0, 100.0], [230.0, 100.0], [230.0, 210.0], [150.0, 210.0]]
+    moved = [[x + 6, y + 4] for x, y in corners]
+    out = annotate(image, Detections([DetectedCard("JK", corners, 0.96),
+                                      DetectedCard("AH", moved, 0.89)]))
+    patch = np.all(out == (20, 20, 20), axis=2)
+    rows = patch.sum(axis=1) > 10
+    starts = np.flatnonzero(rows[1:] & ~rows[:-1])
+    assert len(starts) + int(rows[0]) == 2  # two label patches, one above the other
+    columns = np.flatnonzero(patch.any(axis=0))
+    assert columns.max() - columns.min() <= 80 + 6 + 4  # no wider than the cards
 
 
 def test_unreadable_image_is_a_clear_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
