@@ -18,6 +18,7 @@ from referee.detection.cards import (
     CardVerifier,
     ModelMissingError,
 )
+from referee.detection.crops import short_side
 from referee.detection.learned import CardDetector
 from referee.detection.outlines import Outline, alone, distinct, find_cards, gradients
 
@@ -179,19 +180,18 @@ def annotate(image: Image, detections: Detections) -> Image:
     have their top-left corners close together, and labels there ran into each other)."""
     out = image.copy()
     thickness = max(2, round(max(image.shape[:2]) / 400))
-    for card in detections.cards:
+    colours = [(40, 200, 40) if card.card != UNSURE else (40, 160, 255)
+               for card in detections.cards]
+    for card, colour in zip(detections.cards, colours, strict=True):
         points = np.round(np.array(card.corners)).astype(np.int32)
-        colour = (40, 200, 40) if card.card != UNSURE else (40, 160, 255)
         cv2.polylines(out, [points], True, colour, thickness, cv2.LINE_AA)
     taken: list[tuple[int, int, int, int]] = []
-    for card in detections.cards:
-        colour = (40, 200, 40) if card.card != UNSURE else (40, 160, 255)
+    for card, colour in zip(detections.cards, colours, strict=True):
         label = f"{card.card} {card.confidence:.2f}"
         corners = np.array(card.corners, dtype=np.float64)
         # as wide as the card at most (a webcam sees a card 60-120 px wide), and legible
-        width = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).min())
         (unit_w, _), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 1)
-        scale = float(np.clip(width / unit_w, 0.35, 0.4 * thickness))
+        scale = float(np.clip(short_side(corners) / unit_w, 0.35, 0.4 * thickness))
         weight = 1 if scale < 0.6 else max(1, thickness - 1)
         (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, weight)
         cx, cy = corners.mean(axis=0)
