@@ -57,6 +57,7 @@ class Coin:
     radius: float
     played: int | None = None  # order in which it was played this turn (1 = first)
     moved: bool = True  # stopped (again) since the last scoring in this turn
+    knocked: bool = False  # put in play by another coin: credited after the coin that hit it
 
 
 @dataclass
@@ -68,6 +69,9 @@ class ShovePiecepackState(State[ShovePiecepackSettings]):
     filled: dict[str, list[int]] = field(default_factory=dict)  # player -> scores per bed
     turn_ends_at: float | None = None  # the last played coin stopped: score once all rest
     last_coin: str | None = None  # the coin whose stop ends the turn
+    #: When the last coin shoved this turn stopped: a coin short of line 1 that stops again
+    #: at that same moment was knocked by it, not shoved again.
+    shoved_at: float | None = None
     #: Coins of the turn removed the moment it ended: knocked off the board by the last
     #: coin, unless the last coin is among them (then the coins are being cleared away).
     gone_at_end: set[str] = field(default_factory=set)
@@ -164,12 +168,21 @@ def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
         coin.center, coin.radius, coin.moved = obs.center, radius, True
         coin.played = state.played + 1
         return []
+    if coin is not None and obs.t == state.shoved_at:
+        # A coin short of line 1 that stops the moment the coin just shoved stops was
+        # knocked by it: no shove, and none of the 5 used up (rules.md section 2). Past
+        # line 1 now, it is in play and credited after the coin that hit it.
+        coin.center, coin.radius, coin.moved = obs.center, radius, True
+        if reaches_line(obs.center[1], radius, settings.tile_mm):
+            coin.played, coin.knocked = state.played, True
+        return []
     shover = acting_player(state.players, obs.player, state.to_play)
     if shover != state.to_play:
         return [Illegal(t=obs.t, player=shover, rule="out_of_turn", coin=obs.id,
                         message=f"It is {state.to_play}'s turn, not {shover}'s: that coin is "
                                 "not played, take it back.")]
     state.coins[obs.id] = coin = Coin(obs.center, radius)
+    state.shoved_at = obs.t
     if not reaches_line(obs.center[1], radius, settings.tile_mm):
         return [NotPlayed(t=obs.t, player=state.to_play, coin=obs.id,
                           evidence={"far_edge_mm": round(obs.center[1] + radius, 1),
@@ -218,12 +231,12 @@ def _score_turn(state: ShovePiecepackState, t: float) -> list[Ruling]:
     state.gone_at_end.clear()
     rulings: list[Ruling] = []
     judged = sorted(
-        ((coin.played, cid, coin) for cid, coin in state.coins.items()
+        ((coin.played, coin.knocked, cid, coin) for cid, coin in state.coins.items()
          if coin.played is not None and coin.moved),
-        key=lambda item: item[0],
+        key=lambda item: item[:2],
     )
     scoring: list[str] = []
-    for _, cid, coin in judged:
+    for _, _, cid, coin in judged:
         verdict = bed_of_disc(coin.center, coin.radius, tile_mm=settings.tile_mm,
                               seam_mm=settings.seam_mm, beds=settings.beds)
         coin.moved = False
@@ -256,6 +269,7 @@ def _score_turn(state: ShovePiecepackState, t: float) -> list[Ruling]:
                                        f"{'s' if n != 1 else ''}.")]
     state.coins.clear()
     state.played = 0
+    state.shoved_at = None
     state.coins_this_turn = settings.coins_per_turn
     state.to_play = next_player(state.players, player)
     return [*rulings, Turn(t=t, player=state.to_play, coins_left=settings.coins_per_turn,

@@ -177,6 +177,31 @@ def test_a_coin_short_of_line_one_knocked_by_the_fifth_is_no_sixth_shove() -> No
     assert [(r["t"], r["player"]) for r in of_kind(rulings, "turn")] == [(6.0, "Ben")]
 
 
+def test_a_coin_short_of_line_one_knocked_on_by_an_earlier_shove_uses_none_of_the_five() -> None:
+    # s falls short; the next coin stops on line 1's edge and, at that same moment, s
+    # stops in bed 2 (knocked). Four more coins are the rest of the five.
+    observations = [{**coin("s", TILE - R - 5), "t": 1.0}, {**coin("c0", 60.0), "t": 2.0},
+                    {**coin("s", bed_centre(2)), "t": 2.0},
+                    *({**coin(f"c{i}", 60.0), "t": 2.0 + i} for i in range(1, 5))]
+    rulings = rule(observations[:-1])
+    assert not of_kind(rulings, "bed_scored")  # four shoves so far: the turn goes on
+    assert [r["coin"] for r in of_kind(rulings, "legal")] == ["c0", "c1", "c2", "c3"]
+    rulings = rule(observations)
+    assert [(r["coin"], r["bed"]) for r in of_kind(rulings, "bed_scored")] == [("s", 2)]
+    assert [r["player"] for r in of_kind(rulings, "turn")] == ["Ben"]
+
+
+def test_a_coin_short_of_line_one_knocked_and_still_short_is_not_ruled_again() -> None:
+    observations = [{**coin("s", TILE - R - 20), "t": 1.0}, {**coin("c0", 60.0), "t": 2.0},
+                    {**coin("s", TILE - R - 5), "t": 2.0}]
+    assert [r["coin"] for r in of_kind(rule(observations), "not_played")] == ["s"]
+
+
+def test_a_coin_short_of_line_one_shoved_again_on_its_own_is_a_shove() -> None:
+    rulings = rule([coin("s", TILE - R - 5), coin("s", bed_centre(1))])
+    assert last(rulings, "legal")["message"] == "Ann's coin passed line 1: 1 of 5 played."
+
+
 def test_a_second_score_in_a_filled_bed_goes_to_the_opponent() -> None:
     rulings = rule(turn(3, 3, *MISSES[:3]))
     scored = of_kind(rulings, "bed_scored")
