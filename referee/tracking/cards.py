@@ -43,6 +43,9 @@ REMOVED_CHANGED_BARE: Final = 0.25
 REMOVED_ALL_BARE: Final = 0.95
 #: A placed card overlapping a just-vanished card this much is the same card, nudged.
 NUDGE_IOU: Final = 0.5
+#: A change fitted to the outline of a card still lying there (this IoU) is that card's
+#: face changing, not a card placed.
+SAME_PLACE_IOU: Final = 0.8
 #: How far a fitted outline may be from the card's true size before it is not a card (mm).
 SIZE_TOLERANCE_MM: Final = 14.0
 #: A changed region shorter than the card by this much (mm) is partly white-on-white.
@@ -52,7 +55,7 @@ JOIN_MM: Final = 4.5
 #: A change inside the top card's outline this large (of a card) is a restacking.
 RESTACK_FRACTION: Final = 0.12
 #: Change just outside the top card's outline (of a card) that rules out a restacking.
-RESTACK_OUTSIDE: Final = 0.15
+RESTACK_OUTSIDE: Final = 0.25
 #: The table inside a taken card's outline looks as before it came (fraction unchanged).
 UNDER_SAME: Final = 0.75
 #: Normalised correlation above which the top card's face is still its own.
@@ -615,6 +618,12 @@ class CardObserver:
                          >= NUDGE_IOU), None)
             if same is not None:
                 nudged.append((same, fit))
+            elif any(_iou(self.view, c.outline, fit.corners_mm) >= SAME_PLACE_IOU
+                     for c in self.cards if c not in removed):
+                # The change lies where a card still lies: its face changed inside its own
+                # outline (a card on it taken off, or another put squarely on it). That is
+                # for ``_restacked`` to tell apart, not a new card fitted to the old place.
+                continue
             elif all(_iou(self.view, f.corners_mm, fit.corners_mm) < NUDGE_IOU
                      for f in placed):
                 # (a card laid partly on another changes in two pieces that the join may

@@ -138,6 +138,11 @@ class StableDetector:
         self._dts: deque[float] = deque(maxlen=9)
         self._faint = 0  # faint moving frames in a row
         self.paused = False  # the last frame paused the still run (it neither counts nor ends it)
+        # Still frames since the last pause, and the first of them, once the run has been
+        # reported: faint motion after that is looked at again when the table is still.
+        self._after_pause: tuple[int, float] | None = None
+        self._after_count = 0
+        self._paused_since_report = False
 
     def _frames(self, seconds: float) -> int:
         dt = float(np.median(self._dts)) if self._dts else 1.0 / 15.0
@@ -150,19 +155,33 @@ class StableDetector:
         self._faint = self._faint + 1 if reading.faint else 0
         self.paused = reading.faint and self._faint <= self._frames(FAINT_PAUSE_S)
         if self.paused:
+            self._paused_since_report |= self._reported
+            self._after_pause, self._after_count = None, 0
             return None
         if reading.moving:
             self._start, self._count, self._reported = None, 0, False
+            self._paused_since_report, self._after_pause, self._after_count = False, None, 0
             return None
         if self._start is None:
             self._start = (index, t)
+        if self._after_pause is None:
+            self._after_pause = (index, t)
         self._count += 1
+        self._after_count += 1
         # A still arm is a hand holding something down; but a change at the border that
         # stays (a card laid at the edge of the view) must not block the referee forever.
         needed = self._frames(ARM_PATIENCE_S if reading.arm_in_view else self.still_s)
         if self._count >= needed and not self._reported:
             self._reported = True
+            self._paused_since_report = False
             return StillRun(*self._start)
+        if self._paused_since_report and self._after_count >= needed:
+            # Faint motion came and went after the run was reported: flicker, or a small
+            # coin far from the camera sliding in short faint bursts (at 25 fps and more a
+            # frame moves it less). The table is taken again once still after it; a state
+            # like the last one adds nothing.
+            self._paused_since_report = False
+            return StillRun(*self._after_pause)
         return None
 
     @property

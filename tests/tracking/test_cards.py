@@ -105,13 +105,16 @@ def test_a_taken_trick_removes_every_card_and_a_nudge_is_not_a_new_card() -> Non
     assert not taken.placed
 
 
-def _faces(cards: list[tuple[tuple[float, float], float, str]]) -> np.ndarray:
-    """Cards with different faces (a big glyph each), drawn bottom first."""
+def _faces(cards: list[tuple[tuple[float, float], float, str]], *,
+           edges: bool = True) -> np.ndarray:
+    """Cards with different faces (a big glyph each), drawn bottom first (``edges``: each
+    with a grey edge; without, white on white shows no edge at all)."""
     image = np.full((300, 400, 3), (60, 90, 40), np.uint8)
     for centre, angle, glyph in cards:
         px = VIEW.to_raster(card_corners(centre, angle, (63.0, 88.0)))
         cv2.fillPoly(image, [np.round(px).astype(np.int32)], (235, 235, 235))
-        cv2.polylines(image, [np.round(px).astype(np.int32)], True, (120, 120, 120), 1)
+        if edges:
+            cv2.polylines(image, [np.round(px).astype(np.int32)], True, (120, 120, 120), 1)
         cx, cy = (int(v) for v in px.mean(axis=0))
         cv2.putText(image, glyph, (cx - 25, cy + 20), cv2.FONT_HERSHEY_SIMPLEX, 2.0,
                     (0, 0, 200) if glyph in "AK" else (20, 20, 20), 5)
@@ -272,3 +275,19 @@ def test_a_turn_is_taken_only_from_sides_that_agree() -> None:
     assert _agreed_turn(deg(-1.5)) == 0.0  # one side alone
     assert _agreed_turn(deg(0.1, 0.2)) == 0.0  # the print's noise
     assert _agreed_turn(deg(6.0, 6.2)) == 0.0  # more than an edge's search can mean
+
+
+def test_a_card_laid_most_of_a_card_over_another_a_little_off_is_placed_and_taken() -> None:
+    """White on white, a card put 7-8 mm off the card below changes only its print over
+    that card and a strip beside it (trick piles, push-out-the-pig-703): it is a new card
+    with its own outline, and taking it off again shows the card below, no new card."""
+    observer = CardObserver(VIEW)
+    observer.start(_faces([]))
+    below = ((200.0, 150.0), 0.0, "A")
+    _placed(observer, _faces([below]))
+    top = ((193.0, 153.0), 0.0, "5")
+    on_top = _placed(observer, _faces([below, top], edges=False))
+    assert len(on_top) == 1 and len(observer.cards) == 2
+    assert _err(on_top[0].outline, (193.0, 153.0), 0.0) < 4.0
+    taken = observer.compare(_faces([below], edges=False))
+    assert [c.uid for c in taken.removed] == [on_top[0].uid] and not taken.placed

@@ -67,3 +67,20 @@ def test_a_slow_faint_slide_ends_a_still_run_and_the_state_comes_after_it() -> N
     runs = [detector.update(i, i / 15, gate.update(f)) for i, f in enumerate(frames)]
     starts = [r.start_index for r in runs if r is not None]
     assert starts and starts[0] >= 2 + len(slide) - 1
+
+
+def test_faint_motion_after_a_stable_state_is_looked_at_again_once_still() -> None:
+    # A small coin far from the camera, sliding in bursts too faint and short to end the
+    # still run (shove-piecepack-705 at 25 fps): the table is taken again after it.
+    gate, detector = MotionGate(), StableDetector()
+    frames = [_patched(25, 100)] * 6 + [_patched(25, 103), _patched(25, 106)] \
+        + [_patched(25, 106)] * 6
+    runs = [detector.update(i, i / 15, gate.update(f)) for i, f in enumerate(frames)]
+    found = [(i, r.start_index) for i, r in enumerate(runs) if r is not None]
+    assert found == [(3, 0), (11, 8)]
+
+
+def test_a_still_table_with_no_faint_motion_is_taken_once() -> None:
+    gate, detector = MotionGate(), StableDetector()
+    runs = [detector.update(i, i / 15, gate.update(_patched(25, 100))) for i in range(30)]
+    assert len([r for r in runs if r is not None]) == 1
