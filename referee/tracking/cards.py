@@ -46,6 +46,9 @@ NUDGE_IOU: Final = 0.5
 #: A change fitted to the outline of a card still lying there (this IoU) is that card's
 #: face changing, not a card placed.
 SAME_PLACE_IOU: Final = 0.8
+#: A new card fitted over a card already there by at least this share of its area may
+#: have its pose from the card below instead (``_posed_on_cards``).
+ON_CARD_SHARE: Final = 0.5
 #: How far a fitted outline may be from the card's true size before it is not a card (mm).
 SIZE_TOLERANCE_MM: Final = 14.0
 #: A changed region shorter than the card by this much (mm) is partly white-on-white.
@@ -472,6 +475,30 @@ class CardObserver:
         gone = tuple(c for c in removed if all(c.uid != n.uid for n, _ in nudged))
         return CardChanges(tuple(placed), gone, tuple(nudged))
 
+    def _posed_on_cards(self, fit: CardFit, changed: npt.NDArray[np.bool_],
+                        standing: list[TableCard]) -> CardFit:
+        """A new card lying mostly on a card already there changes, white on white, only
+        where it sticks out and where its print differs: the rectangle of that change can
+        be turned a quarter (a few corner triangles and a glyph). The card below's outline
+        moved onto the change (``_laid_on``) is tried too, and taken when it lies the other
+        way round and explains the change better."""
+        if not standing:
+            return fit
+        own = self.view.polygon_mask([fit.corners_mm])
+        shares = [np.count_nonzero(own & self.view.polygon_mask([c.outline])) for c in standing]
+        best = int(np.argmax(shares))
+        if shares[best] < ON_CARD_SHARE * max(np.count_nonzero(own), 1):
+            return fit
+        other = self._laid_on(standing[best], changed, standing)
+        if _turn_between(fit.corners_mm, other.corners_mm) < 45.0:
+            return fit
+        forbidden = ~changed & self.view.seen & ~self.view.polygon_mask(
+            [c.outline for c in standing])
+        crop = _Crop.around(self.view, np.vstack([fit.corners_mm, other.corners_mm]),
+                            margin_mm=5.0)
+        return other if crop.score(other.corners_mm, changed, forbidden) \
+            > crop.score(fit.corners_mm, changed, forbidden) else fit
+
     def _overlaps(self, corners: FloatArray, others: npt.NDArray[np.bool_]) -> bool:
         """Whether an outline covers the ``others`` mask by more than 1% of a card."""
         common = self.view.polygon_mask([corners]) & others
@@ -587,7 +614,8 @@ class CardObserver:
                                   cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(joined)
         _, labels_apart = cv2.connectedComponents(changed.astype(np.uint8))
-        kept = [c.outline for c in self.cards if c not in removed]
+        standing = [c for c in self.cards if c not in removed]
+        kept = [c.outline for c in standing]
         forbidden = ~joined.astype(bool) & self.view.seen
         if kept:
             forbidden &= ~self.view.polygon_mask(kept)
@@ -616,12 +644,13 @@ class CardObserver:
                                    forbidden)
             if fit is None:
                 continue
+            fit = self._posed_on_cards(fit, changed, standing)
             same = next((c for c in removed if _iou(self.view, c.outline, fit.corners_mm)
                          >= NUDGE_IOU), None)
             if same is not None:
                 nudged.append((same, fit))
             elif any(_iou(self.view, c.outline, fit.corners_mm) >= SAME_PLACE_IOU
-                     for c in self.cards if c not in removed):
+                     for c in standing):
                 # The change lies where a card still lies: its face changed inside its own
                 # outline (a card on it taken off, or another put squarely on it). That is
                 # for ``_restacked`` to tell apart, not a new card fitted to the old place.
@@ -676,6 +705,19 @@ class CardObserver:
         # accumulate into false "foreground".
         covered = self.view.polygon_mask([c.outline for c in self.cards], grow_mm=4.0)
         self.background[~covered] = state[~covered]
+
+
+def _long_axis_deg(corners: FloatArray) -> float:
+    """The direction of an outline's longer sides, in degrees modulo 180."""
+    sides = np.roll(corners, -1, axis=0) - corners
+    longest = sides[int(np.argmax(np.linalg.norm(sides, axis=1)))]
+    return float(np.degrees(np.arctan2(longest[1], longest[0]))) % 180.0
+
+
+def _turn_between(a: FloatArray, b: FloatArray) -> float:
+    """How far apart (degrees, 0-90) two outlines' long sides point."""
+    turn = abs(_long_axis_deg(a) - _long_axis_deg(b)) % 180.0
+    return min(turn, 180.0 - turn)
 
 
 def _tuple_corners(corners: FloatArray) -> tuple[tuple[float, float], ...]:

@@ -291,3 +291,19 @@ def test_a_card_laid_most_of_a_card_over_another_a_little_off_is_placed_and_take
     assert _err(on_top[0].outline, (193.0, 153.0), 0.0) < 4.0
     taken = observer.compare(_faces([below], edges=False))
     assert [c.uid for c in taken.removed] == [on_top[0].uid] and not taken.placed
+
+
+def test_a_card_turned_on_the_card_below_is_fitted_its_own_way_round() -> None:
+    """White on white, a card laid a few mm off and turned changes only in corner
+    triangles and its print; the rectangle of that change lies across the card (a quarter
+    turn off). The card below's outline, moved onto the change, is the better pose."""
+    observer = CardObserver(VIEW)
+    observer.start(_faces([]))
+    below = ((200.0, 150.0), 0.0, "A")
+    _placed(observer, _faces([below], edges=False))
+    top = ((195.1, 152.6), -11.3, "5")
+    on_top = _placed(observer, _faces([below, top], edges=False))
+    assert len(on_top) == 1
+    assert _err(on_top[0].outline, top[0], top[1]) < 4.0
+    taken = observer.compare(_faces([below], edges=False))
+    assert [c.uid for c in taken.removed] == [on_top[0].uid] and not taken.placed
