@@ -485,9 +485,10 @@ class CardObserver:
         if not standing:
             return fit
         own = self.view.polygon_mask([fit.corners_mm])
-        shares = [np.count_nonzero(own & self.view.polygon_mask([c.outline])) for c in standing]
+        shares = [int(np.count_nonzero(own & self.view.polygon_mask([c.outline])))
+                  for c in standing]
         best = int(np.argmax(shares))
-        if shares[best] < ON_CARD_SHARE * max(np.count_nonzero(own), 1):
+        if shares[best] < ON_CARD_SHARE * max(int(np.count_nonzero(own)), 1):
             return fit
         other = self._laid_on(standing[best], changed, standing)
         if _turn_between(fit.corners_mm, other.corners_mm) < 45.0:
