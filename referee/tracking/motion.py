@@ -19,10 +19,13 @@ import numpy as np
 import numpy.typing as npt
 
 Image = npt.NDArray[np.uint8]
-GreyImage = npt.NDArray[np.int16]
+SmallFrame = npt.NDArray[np.uint8]
 
 #: Grey-level change of a moving pixel; h264 refinement flicker stays below ~30.
 MOVING_LEVEL: Final = 35
+#: The change in one colour channel that moves a pixel too (h264 flicker reaches ~45 in a
+#: channel; an arm over a blue cloth changes one by 80-110 and its grey by under 20).
+COLOUR_MOVING_LEVEL: Final = 60
 #: Moving pixels (in the small image) that make a frame "moving": a coin far from the
 #: camera is only a few of them, and a still frame has none above MOVING_LEVEL.
 MOVING_PIXELS: Final = 3
@@ -47,25 +50,44 @@ SMALL_WIDTH: Final = 480
 BORDER_PX: Final = 2
 
 
-def _motion(a: GreyImage, b: GreyImage) -> tuple[npt.NDArray[np.bool_], str]:
+def _strongly_changed(a: SmallFrame, b: SmallFrame,
+                      grey: SmallFrame | None = None) -> npt.NDArray[np.bool_]:
+    """Pixels that changed a lot: in brightness (``MOVING_LEVEL``; ``grey``: the grey
+    difference, when the caller has it), or in one colour channel by ``COLOUR_MOVING_LEVEL``
+    (a skin-toned arm over a blue cloth is nearly as bright as the cloth: in grey it
+    barely shows)."""
+    strong = (_grey_difference(a, b) if grey is None else grey) > MOVING_LEVEL
+    if a.ndim == 3:
+        blue, green, red = cv2.split(cv2.absdiff(a, b))
+        strong |= cv2.max(cv2.max(blue, green), red) > COLOUR_MOVING_LEVEL
+    return strong
+
+
+def _grey_difference(a: SmallFrame, b: SmallFrame) -> SmallFrame:
+    if a.ndim == 3:
+        return np.asarray(cv2.absdiff(cv2.cvtColor(a, cv2.COLOR_BGR2GRAY),
+                                      cv2.cvtColor(b, cv2.COLOR_BGR2GRAY)), np.uint8)
+    return np.asarray(cv2.absdiff(a, b), np.uint8)
+
+
+def _motion(a: SmallFrame, b: SmallFrame) -> tuple[npt.NDArray[np.bool_], str]:
     """Pixels that changed, and how: "strong" (a few pixels changed a lot), "faint" (a patch
     changed a little: a coin little darker than the board, far from the camera, or
     compression flicker on a textured table) or "none"."""
-    diff = np.abs(a - b)
-    strong = diff > MOVING_LEVEL
+    grey = _grey_difference(a, b)
+    strong = _strongly_changed(a, b, grey)
     if np.count_nonzero(strong) >= MOVING_PIXELS:
         return strong, "strong"
-    faint = np.count_nonzero(diff > FAINT_LEVEL) >= FAINT_PIXELS
+    faint = np.count_nonzero(grey > FAINT_LEVEL) >= FAINT_PIXELS
     # The mask stays the strong pixels: it also traces arms, which faint flicker would skew.
     return strong, "faint" if faint else "none"
 
 
-def small_grey(image: Image, width: int = SMALL_WIDTH) -> GreyImage:
-    """The frame reduced to ``width`` columns, grey and lightly smoothed."""
+def small_frame(image: Image, width: int = SMALL_WIDTH) -> SmallFrame:
+    """The frame reduced to ``width`` columns, its colours kept."""
     height = max(1, round(image.shape[0] * width / image.shape[1]))
-    small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
-    return np.asarray(grey, dtype=np.int16)
+    return np.asarray(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA),
+                      np.uint8)
 
 
 @dataclass(frozen=True)
@@ -84,28 +106,28 @@ class MotionGate:
     """``update(frame)`` per frame; ``settle()`` when a stable state is taken."""
 
     def __init__(self) -> None:
-        self._previous: GreyImage | None = None
-        self._reference: GreyImage | None = None  # the last stable state
-        self._anchor: GreyImage | None = None  # the first frame of the current still run
+        self._previous: SmallFrame | None = None
+        self._reference: SmallFrame | None = None  # the last stable state
+        self._anchor: SmallFrame | None = None  # the first frame of the current still run
         self._faint_before = False
 
     def update(self, image: Image) -> MotionReading:
-        grey = small_grey(image)
-        previous = self._previous if self._previous is not None else grey
-        self._previous = grey
-        mask, kind = _motion(grey, previous)
-        if kind != "strong" and self._anchor is not None and self._anchor.shape == grey.shape:
+        small = small_frame(image)
+        previous = self._previous if self._previous is not None else small
+        self._previous = small
+        mask, kind = _motion(small, previous)
+        if kind != "strong" and self._anchor is not None and self._anchor.shape == small.shape:
             # A card or coin sliding to rest moves little from one frame to the next:
             # compare with the still run's first frame too, so slow motion adds up.
-            mask, kind = _motion(grey, self._anchor)
+            mask, kind = _motion(small, self._anchor)
         # Faint change is motion only when it goes on: a slide lasts, flicker comes and goes.
         moving = kind == "strong" or (kind == "faint" and self._faint_before)
         self._faint_before = kind != "none"
         if moving or self._anchor is None:
-            self._anchor = grey
+            self._anchor = small
         arm = False
-        if self._reference is not None and self._reference.shape == grey.shape:
-            changed = np.abs(grey - self._reference) > MOVING_LEVEL
+        if self._reference is not None and self._reference.shape == small.shape:
+            changed = _strongly_changed(small, self._reference)
             b = BORDER_PX
             arm = bool(changed[:b].any() or changed[-b:].any() or changed[:, :b].any()
                        or changed[:, -b:].any())

@@ -39,7 +39,7 @@ from referee.tracking.cards import (
     as_table_card,
 )
 from referee.tracking.coins import CoinObserver
-from referee.tracking.motion import STILL_FRAMES, MotionGate, StableDetector, small_grey
+from referee.tracking.motion import STILL_FRAMES, MotionGate, StableDetector, small_frame
 from referee.tracking.seats import ArmTracer, SeatDirection, seat_directions
 from referee.tracking.tokens import read_board
 from referee.tracking.topdown import (
@@ -110,7 +110,7 @@ class TableTracker:
         self.plane = plane
         self.view = TableView.build(plane, self._bounds(calibration), self._scale())
         width, height = plane.image_size
-        small = small_grey(np.zeros((height, width), np.uint8))
+        small = small_frame(np.zeros((height, width), np.uint8))
         self.arms = ArmTracer(plane, small.shape)
         if self.mode == "cards":
             old = getattr(self, "cards", None)
