@@ -61,8 +61,10 @@ RESTACK_FRACTION: Final = 0.12
 #: card laid 7-8 mm off the one below shows a strip of about 0.16 of a card beside it
 #: (push-out-the-pig-703, white on white: nothing else of it changed enough to fit).
 RESTACK_OUTSIDE: Final = 0.25
-#: The table inside a taken card's outline looks as before it came (fraction unchanged).
+#: The table inside a taken card's outline looks as before it came (fraction unchanged),
+#: and differs from it on average by at most this share of what the card did.
 UNDER_SAME: Final = 0.75
+UNDER_CLOSER: Final = 0.5
 #: Normalised correlation above which the top card's face is still its own.
 OWN_MATCH: Final = 0.8
 #: A card laid nearly squarely on another is searched from the card below's outline and
@@ -397,12 +399,20 @@ class _Looks:
         return cls(rows, cols, state[rows, cols].copy(), under)
 
     def matches_under(self, state: Image, inside: npt.NDArray[np.bool_]) -> bool:
-        """Whether the table inside the card now looks as it did before the card came."""
+        """Whether the table inside the card now looks as it did before the card came, and
+        much more so than the card itself did (a white card on a pale table looks nearly
+        like the table: so does another white card laid on it)."""
         if self.under is None:
             return False
         mask = inside[self.rows, self.cols]
-        same = colour_change(state[self.rows, self.cols], self.under) <= FOREGROUND_LEVEL
-        return bool(np.count_nonzero(same & mask) >= UNDER_SAME * max(1, int(mask.sum())))
+        if not mask.any():
+            return False
+        now = colour_change(state[self.rows, self.cols], self.under)
+        same = now <= FOREGROUND_LEVEL
+        if np.count_nonzero(same & mask) < UNDER_SAME * int(mask.sum()):
+            return False
+        card = colour_change(self.own, self.under)
+        return bool(now[mask].mean() <= UNDER_CLOSER * card[mask].mean())
 
     def matches_own(self, state: Image) -> bool:
         """Whether the card's own face is still there, perhaps shifted a few mm."""
