@@ -498,8 +498,9 @@ class CardObserver:
         shares = [int(np.count_nonzero(own & self.view.polygon_mask([c.outline])))
                   for c in standing]
         best = int(np.argmax(shares))
-        if shares[best] < ON_CARD_SHARE * max(int(np.count_nonzero(own)), 1):
-            return fit
+        if shares[best] < ON_CARD_SHARE * max(int(np.count_nonzero(own)), 1) \
+                or _turn_between(fit.corners_mm, standing[best].outline) < 45.0:
+            return fit  # (a card laid on another is seldom turned more than 45 degrees)
         other = self._laid_on(standing[best], changed, standing)
         if _turn_between(fit.corners_mm, other.corners_mm) < 45.0:
             return fit
