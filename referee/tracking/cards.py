@@ -46,9 +46,11 @@ NUDGE_IOU: Final = 0.5
 #: A change fitted to the outline of a card still lying there (this IoU) is that card's
 #: face changing, not a card placed.
 SAME_PLACE_IOU: Final = 0.8
-#: A new card fitted over a card already there by at least this share of its area may
-#: have its pose from the card below instead (``_posed_on_cards``).
+#: A new card fitted over a card already there by at least this share of its area, and
+#: turned more than QUARTER_OFF_DEG from it, may have its pose from the card below instead
+#: (``_posed_on_cards``; a card laid on another is seldom turned that much).
 ON_CARD_SHARE: Final = 0.5
+QUARTER_OFF_DEG: Final = 45.0
 #: How far a fitted outline may be from the card's true size before it is not a card (mm).
 SIZE_TOLERANCE_MM: Final = 14.0
 #: A changed region shorter than the card by this much (mm) is partly white-on-white.
@@ -499,10 +501,10 @@ class CardObserver:
                   for c in standing]
         best = int(np.argmax(shares))
         if shares[best] < ON_CARD_SHARE * max(int(np.count_nonzero(own)), 1) \
-                or _turn_between(fit.corners_mm, standing[best].outline) < 45.0:
-            return fit  # (a card laid on another is seldom turned more than 45 degrees)
+                or _turn_between(fit.corners_mm, standing[best].outline) < QUARTER_OFF_DEG:
+            return fit
         other = self._laid_on(standing[best], changed, standing)
-        if _turn_between(fit.corners_mm, other.corners_mm) < 45.0:
+        if _turn_between(fit.corners_mm, other.corners_mm) < QUARTER_OFF_DEG:
             return fit
         forbidden = ~changed & self.view.seen & ~self.view.polygon_mask(
             [c.outline for c in standing])

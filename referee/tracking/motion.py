@@ -1,10 +1,11 @@
 """Hands move, cards don't: a cheap per-frame motion gate and a stable-state detector.
 
-Motion is measured on a small grey copy of the camera frame (480 columns), so
-the gate costs well under a millisecond per frame at 1280 x 720. Video compression leaves
-faint flicker after every movement (the encoder refines the picture over a few frames), so
-a pixel counts as moving only when it changes by more than ``MOVING_LEVEL`` grey levels,
-and a fainter change that lasts only a frame or two pauses a still run rather than ending it.
+Motion is measured on a small copy of the camera frame (480 columns), so the gate costs
+well under a millisecond per frame at 1280 x 720. Video compression leaves faint flicker
+after every movement (the encoder refines the picture over a few frames), so a pixel counts
+as moving only when its grey level changes by more than ``MOVING_LEVEL`` or one colour
+channel by more than ``COLOUR_MOVING_LEVEL``, and a fainter change that lasts only a frame
+or two pauses a still run rather than ending it.
 """
 
 from __future__ import annotations
