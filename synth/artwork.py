@@ -273,8 +273,34 @@ def _rasterise_sheet(deck: DeckSource, wanted: list[str], paths: dict[str, Path]
             cv2.imwrite(str(paths[code]), card)
 
 
+#: A picture whose opaque card lies this many pixels or more inside it on some side (a
+#: drawn drop shadow, faint alpha, around the card: kde jolly-royal, ancient-egyptians) is
+#: cut to the card, so the rendered card and its true outline are the paper's.
+SHADOW_MIN_PX: Final = 2
+#: Alpha above which a pixel is the card, not its shadow (shadows stay under 60).
+OPAQUE_ALPHA: Final = 128
+
+
+def opaque_card(image: Image) -> Image:
+    """The picture cut to its opaque card and scaled back to its size, when a drawn shadow
+    lies around the card; otherwise the picture itself."""
+    if image.ndim != 3 or image.shape[2] != 4:
+        return image
+    rows = np.flatnonzero((image[..., 3] > OPAQUE_ALPHA).any(axis=1))
+    cols = np.flatnonzero((image[..., 3] > OPAQUE_ALPHA).any(axis=0))
+    if rows.size == 0 or cols.size == 0:
+        return image
+    height, width = image.shape[:2]
+    margins = (rows[0], height - 1 - rows[-1], cols[0], width - 1 - cols[-1])
+    if max(margins) < SHADOW_MIN_PX:
+        return image
+    card = image[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+    return np.asarray(cv2.resize(card, (width, height), interpolation=cv2.INTER_AREA),
+                      dtype=np.uint8)
+
+
 def load_card(path: Path) -> Image:
     image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if image is None:
         raise ArtworkError(f"cannot read card artwork {path}")
-    return np.asarray(image, dtype=np.uint8)
+    return opaque_card(np.asarray(image, dtype=np.uint8))

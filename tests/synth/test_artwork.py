@@ -12,10 +12,11 @@ import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from referee.cards import STANDARD_DECK
-from synth.artwork import FILE_DECKS, installed_decks, load_card, rasterise_deck
+from synth.artwork import FILE_DECKS, installed_decks, load_card, opaque_card, rasterise_deck
 from synth.decks import SPLITS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,3 +176,20 @@ def test_one_folder_unpacked_from_a_wheel_or_source_archive(tmp_path: Path) -> N
                                str(tmp_path / "none")], capture_output=True, text=True,
                               check=False)
         assert done.returncode == 1 and "nothing under pkg/none" in done.stderr
+
+
+def test_a_drawn_drop_shadow_is_cut_off_the_card() -> None:
+    """kde jolly-royal draws a faint shadow 3-9 px wide around its cards: the card the
+    renderer draws (and whose outline is the truth) is the opaque paper, scaled back."""
+    picture = np.zeros((352, 252, 4), np.uint8)
+    picture[..., 3] = 30  # the shadow
+    picture[4:344, 9:249] = (200, 200, 200, 255)  # the card, left 9 px, bottom 8 px in
+    picture[4:20, 9:30, :3] = 0  # a dark mark in the card's top-left corner
+    card = opaque_card(picture)
+    assert card.shape == picture.shape
+    assert (card[..., 3] > 128).all()
+    assert card[2, 2, 0] == 0 and card[-3, -3, 0] == 200  # the mark moved onto the corner
+    # a card with no shadow (opaque up to a pixel from its edge) is left as it is
+    plain = picture[4:344, 9:249].copy()
+    plain[0, :, 3] = 90
+    assert opaque_card(plain) is plain
