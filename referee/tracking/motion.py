@@ -5,7 +5,9 @@ well under a millisecond per frame at 1280 x 720. Video compression leaves faint
 after every movement (the encoder refines the picture over a few frames), so a pixel counts
 as moving only when its grey level changes by more than ``MOVING_LEVEL`` or one colour
 channel by more than ``COLOUR_MOVING_LEVEL``, and a fainter change that lasts only a frame
-or two pauses a still run rather than ending it.
+or two pauses a still run rather than ending it. Once a stable state is taken, a table
+that lastingly differs from it (a small coin slid in too faintly to be seen moving) is
+taken again.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ MOVING_PIXELS: Final = 3
 #: A fainter change counts as motion when this many pixels show it together.
 FAINT_LEVEL: Final = 20
 FAINT_PIXELS: Final = 12
+#: Pixels (small image) differing from the last stable state by more than FAINT_LEVEL
+#: that make the table "changed since": a coin far from the camera (shove-piecepack-1003:
+#: 9 px across in the small image, 25-30 grey levels off a pale board) is 3-8 of them.
+SETTLED_PIXELS: Final = 3
 #: Faint motion lasting at most this long (s; 2 frames at 15 fps) pauses a still run
 #: instead of ending it: the encoder refining a picture just laid down flickers for a frame
 #: or two at a time, a coin sliding slowly changes faintly on frame after frame.
@@ -101,6 +107,8 @@ class MotionReading:
     mask: npt.NDArray[np.bool_]  # moving pixels of the small image
     arm_in_view: bool
     faint: bool = False  # moving by a faint change alone
+    #: differs from the last stable state (SETTLED_PIXELS), but not from the frame before
+    changed: bool = False
 
 
 class MotionGate:
@@ -126,14 +134,18 @@ class MotionGate:
         self._faint_before = kind != "none"
         if moving or self._anchor is None:
             self._anchor = small
-        arm = False
+        arm = since = False
         if self._reference is not None and self._reference.shape == small.shape:
-            changed = _strongly_changed(small, self._reference)
+            grey = _grey_difference(small, self._reference)
+            changed = _strongly_changed(small, self._reference, grey)
             b = BORDER_PX
             arm = bool(changed[:b].any() or changed[-b:].any() or changed[:, :b].any()
                        or changed[:, -b:].any())
+            since = bool(np.count_nonzero(grey > FAINT_LEVEL) >= SETTLED_PIXELS
+                         and np.count_nonzero(_grey_difference(small, previous) > FAINT_LEVEL)
+                         < SETTLED_PIXELS)
         return MotionReading(moving, int(np.count_nonzero(mask)), mask, arm,
-                             moving and kind == "faint")
+                             moving and kind == "faint", since)
 
     def settle(self) -> None:
         """The current frame is the new stable state: arms are judged against it."""
@@ -166,6 +178,10 @@ class StableDetector:
         self._after_pause: tuple[int, float] | None = None
         self._after_count = 0
         self._paused_since_report = False
+        # Still frames in a row, once the run has been reported, that differ from the
+        # stable state taken (and the first of them): a change no motion was seen for.
+        self._changed_from: tuple[int, float] | None = None
+        self._changed_count = 0
 
     def _frames(self, seconds: float) -> int:
         dt = float(np.median(self._dts)) if self._dts else 1.0 / 15.0
@@ -180,10 +196,12 @@ class StableDetector:
         if self.paused:
             self._paused_since_report |= self._reported
             self._after_pause, self._after_count = None, 0
+            self._changed_from, self._changed_count = None, 0
             return None
         if reading.moving:
             self._start, self._count, self._reported = None, 0, False
             self._paused_since_report, self._after_pause, self._after_count = False, None, 0
+            self._changed_from, self._changed_count = None, 0
             return None
         if self._start is None:
             self._start = (index, t)
@@ -204,7 +222,21 @@ class StableDetector:
             # frame moves it less). The table is taken again once still after it; a state
             # like the last one adds nothing.
             self._paused_since_report = False
+            self._changed_from, self._changed_count = None, 0
             return StillRun(*self._after_pause)
+        if self._reported and reading.changed:
+            # The table differs from the state taken, lastingly, though nothing was seen
+            # moving: a small coin far from the camera slid in with changes too faint
+            # between frames. It is taken again (a state like the last one adds nothing).
+            if self._changed_from is None:
+                self._changed_from = (index, t)
+            self._changed_count += 1
+            if self._changed_count >= needed:
+                start = self._changed_from
+                self._changed_from, self._changed_count = None, 0
+                return StillRun(*start)
+        else:
+            self._changed_from, self._changed_count = None, 0
         return None
 
     @property
