@@ -294,6 +294,7 @@ class ShoveGridRules(Rules[ShoveState, ShoveSettings]):
         while state.phase is not None:
             problem = _end_problem(state, state.phase, t)
             if problem:
+                state.phase.refused = (problem.rule, state.phase.board)  # ruled once
                 return [*rulings, problem]
             rulings += _end_phase(state, t, announce=False)
         if state.game_over:

@@ -630,6 +630,18 @@ def test_red_may_pass_through_but_not_stop_on_the_victory_square(tmp_path: Path)
     assert rulings[0]["message"] == "Red moved (1,1)->(0,1)->(0,0): legal, 2 of 2 actions."
 
 
+def test_a_roll_refused_while_red_stands_on_the_victory_square_is_not_ruled_again_at_the_end(
+        tmp_path: Path) -> None:
+    # Found by a black-box audit (session 24): the refusal was announced by the roll and a
+    # second time when the input ended.
+    game = Game(board=layout_file(tmp_path, SMALL))
+    game.roll(2)
+    game.end()
+    assert game.see("B...\n....\n....\n.R..") == []
+    assert only(game.roll(2), "illegal")["rule"] == "red_on_victory_square"
+    assert game.rules.finish(game.state, game.t).rulings == ()
+
+
 def test_red_ending_on_the_victory_square_with_no_actions_left(tmp_path: Path) -> None:
     game = Game(board=layout_file(tmp_path, SMALL))
     game.roll(1)
