@@ -39,10 +39,12 @@ FAINT_PIXELS: Final = 12
 #: that make the table "changed since": a coin far from the camera (shove-piecepack-1003:
 #: 9 px across in the small image, 25-30 grey levels off a pale board) is 3-8 of them.
 SETTLED_PIXELS: Final = 3
-#: Faint motion lasting at most this long (s; 2 frames at 15 fps) pauses a still run
-#: instead of ending it: the encoder refining a picture just laid down flickers for a frame
-#: or two at a time, a coin sliding slowly changes faintly on frame after frame.
-FAINT_PAUSE_S: Final = 0.1
+#: Faint motion lasting at most this long (s; 3 frames at 15 fps) pauses a still run
+#: instead of ending it: the encoder refining a picture just laid down flickers for up to
+#: three frames at a time (at 1280 x 720), a coin sliding slowly changes faintly on frame
+#: after frame. 0.1 s (session 23) let such flicker end the still run of a card laid across
+#: the view's edge, which must last ARM_PATIENCE_S (shove-piggy-shove-807).
+FAINT_PAUSE_S: Final = 0.2
 #: How long (s) the table must stay still for a stable state. Hands pause for ~0.2 s when
 #: they put something down, so 0.25 s (plus no arm across the image border) is needed:
 #: 4 frames at 15 fps, 8 at 30.
