@@ -59,37 +59,46 @@ SMALL_WIDTH: Final = 480
 BORDER_PX: Final = 2
 
 
-def _strongly_changed(a: SmallFrame, b: SmallFrame,
-                      grey: SmallFrame | None = None) -> npt.NDArray[np.bool_]:
+@dataclass(frozen=True)
+class _Small:
+    """A frame reduced to the small image: its colours, and its grey levels (worked out once
+    a frame, though each frame is compared with three others)."""
+
+    colour: SmallFrame
+    grey: SmallFrame
+
+    @classmethod
+    def of(cls, image: Image) -> _Small:
+        small = small_frame(image)
+        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+        return cls(small, np.asarray(grey, np.uint8))
+
+    def grey_difference(self, other: _Small) -> SmallFrame:
+        return np.asarray(cv2.absdiff(self.grey, other.grey), np.uint8)
+
+
+def _strongly_changed(a: _Small, b: _Small, grey: SmallFrame) -> npt.NDArray[np.bool_]:
     """Pixels that changed a lot: in brightness (``MOVING_LEVEL``; ``grey``: the grey
-    difference, when the caller has it), or in one colour channel by ``COLOUR_MOVING_LEVEL``
-    (a skin-toned arm over a blue cloth is nearly as bright as the cloth: in grey it
-    barely shows)."""
-    strong = (_grey_difference(a, b) if grey is None else grey) > MOVING_LEVEL
-    if a.ndim == 3:
-        blue, green, red = cv2.split(cv2.absdiff(a, b))
+    difference), or in one colour channel by ``COLOUR_MOVING_LEVEL`` (a skin-toned arm over
+    a blue cloth is nearly as bright as the cloth: in grey it barely shows)."""
+    strong = grey > MOVING_LEVEL
+    if a.colour.ndim == 3:
+        blue, green, red = cv2.split(cv2.absdiff(a.colour, b.colour))
         strong |= cv2.max(cv2.max(blue, green), red) > COLOUR_MOVING_LEVEL
     return strong
 
 
-def _grey_difference(a: SmallFrame, b: SmallFrame) -> SmallFrame:
-    if a.ndim == 3:
-        return np.asarray(cv2.absdiff(cv2.cvtColor(a, cv2.COLOR_BGR2GRAY),
-                                      cv2.cvtColor(b, cv2.COLOR_BGR2GRAY)), np.uint8)
-    return np.asarray(cv2.absdiff(a, b), np.uint8)
-
-
-def _motion(a: SmallFrame, b: SmallFrame) -> tuple[npt.NDArray[np.bool_], str]:
+def _motion(a: _Small, b: _Small) -> tuple[npt.NDArray[np.bool_], str, SmallFrame]:
     """Pixels that changed, and how: "strong" (a few pixels changed a lot), "faint" (a patch
     changed a little: a coin little darker than the board, far from the camera, or
-    compression flicker on a textured table) or "none"."""
-    grey = _grey_difference(a, b)
+    compression flicker on a textured table) or "none"; and the grey difference."""
+    grey = a.grey_difference(b)
     strong = _strongly_changed(a, b, grey)
     if np.count_nonzero(strong) >= MOVING_PIXELS:
-        return strong, "strong"
+        return strong, "strong", grey
     faint = np.count_nonzero(grey > FAINT_LEVEL) >= FAINT_PIXELS
     # The mask stays the strong pixels: it also traces arms, which faint flicker would skew.
-    return strong, "faint" if faint else "none"
+    return strong, "faint" if faint else "none", grey
 
 
 def small_frame(image: Image, width: int = SMALL_WIDTH) -> SmallFrame:
@@ -117,35 +126,35 @@ class MotionGate:
     """``update(frame)`` per frame; ``settle()`` when a stable state is taken."""
 
     def __init__(self) -> None:
-        self._previous: SmallFrame | None = None
-        self._reference: SmallFrame | None = None  # the last stable state
-        self._anchor: SmallFrame | None = None  # the first frame of the current still run
+        self._previous: _Small | None = None
+        self._reference: _Small | None = None  # the last stable state
+        self._anchor: _Small | None = None  # the first frame of the current still run
         self._faint_before = False
 
     def update(self, image: Image) -> MotionReading:
-        small = small_frame(image)
+        small = _Small.of(image)
         previous = self._previous if self._previous is not None else small
         self._previous = small
-        mask, kind = _motion(small, previous)
-        if kind != "strong" and self._anchor is not None and self._anchor.shape == small.shape:
+        mask, kind, between = _motion(small, previous)
+        if kind != "strong" and self._anchor is not None \
+                and self._anchor.grey.shape == small.grey.shape:
             # A card or coin sliding to rest moves little from one frame to the next:
             # compare with the still run's first frame too, so slow motion adds up.
-            mask, kind = _motion(small, self._anchor)
+            mask, kind, _ = _motion(small, self._anchor)
         # Faint change is motion only when it goes on: a slide lasts, flicker comes and goes.
         moving = kind == "strong" or (kind == "faint" and self._faint_before)
         self._faint_before = kind != "none"
         if moving or self._anchor is None:
             self._anchor = small
         arm = since = False
-        if self._reference is not None and self._reference.shape == small.shape:
-            grey = _grey_difference(small, self._reference)
+        if self._reference is not None and self._reference.grey.shape == small.grey.shape:
+            grey = small.grey_difference(self._reference)
             changed = _strongly_changed(small, self._reference, grey)
             b = BORDER_PX
             arm = bool(changed[:b].any() or changed[-b:].any() or changed[:, :b].any()
                        or changed[:, -b:].any())
             since = bool(np.count_nonzero(grey > FAINT_LEVEL) >= SETTLED_PIXELS
-                         and np.count_nonzero(_grey_difference(small, previous) > FAINT_LEVEL)
-                         < SETTLED_PIXELS)
+                         and np.count_nonzero(between > FAINT_LEVEL) < SETTLED_PIXELS)
         return MotionReading(moving, int(np.count_nonzero(mask)), mask, arm,
                              moving and kind == "faint", since)
 
