@@ -211,6 +211,16 @@ def shove_grid(rng: np.random.Generator, deck: str, turns: int = 4, *,
                 clip.idle(0.4)
                 referee.catch_up()
                 used += 1
+                phase = referee.session.state.phase
+                if phase is not None and phase.disputed:
+                    # Ruled illegal (red left on the victory square, blue's path closed):
+                    # the player puts the pieces back as the referee last saw them legal.
+                    # The table, and so the truth, must not go on from the illegal board.
+                    legal = cheapest_of(phase.frontier).node.position
+                    _restore(clip, seats[colour], tokens, after.position, legal, s, rng)
+                    clip.observe(_board_obs(legal))
+                    clip.idle(0.4)
+                    referee.catch_up()
             if used < roll and not referee.session.state.game_over:
                 clip.declare({"what": "end_turn", "player": colour})
                 referee.catch_up()
@@ -267,6 +277,23 @@ def _act(clip: ClipBuilder, seat: Seat, tokens: dict[tuple[str, int], str], ply:
                 clip.move(seat, uid, _square_centre(shift.end, s, rng), settle=0.2)
     for removal in ply.removed:
         clip.take(seat, [tokens[(removal.colour, removal.label)]], settle=0.2)
+
+
+def _restore(clip: ClipBuilder, seat: Seat, tokens: dict[tuple[str, int], str],
+             shown: Any, legal: Any, s: float, rng: np.random.Generator) -> None:
+    """Put each piece where ``legal`` has it, from where ``shown`` has it: moved back, or
+    laid down again when it was taken off the board."""
+    for colour in ("red", "blue"):
+        for label, back in enumerate(legal.pieces(colour)):
+            now = shown.pieces(colour)[label]
+            if back == now or back is None:
+                continue
+            uid = tokens[(colour, label)]
+            if now is None:
+                clip.place(seat, Placed(uid, "token", colour, _square_centre(back, s, rng), 0.0,
+                                        (TOKEN_MM, TOKEN_MM), height_mm=4.0), settle=0.2)
+            else:
+                clip.move(seat, uid, _square_centre(back, s, rng), settle=0.2)
 
 
 def _board_obs(position: Any) -> dict[str, Any]:

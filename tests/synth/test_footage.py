@@ -63,3 +63,28 @@ def test_a_script_filmed_at_30_fps_has_twice_the_frames_and_the_same_story() -> 
         # whole frames, so the times drift apart a little).
         for a, b in zip(slow.observations, fast.observations, strict=True):
             assert abs(a["t"] - b["t"]) <= 0.1 + 0.04 * a["t"], (game, a, b)
+
+
+
+def test_a_shove_board_ruled_illegal_is_put_back_on_the_table_and_in_the_truth() -> None:
+    # `synth.footage.make --game shove --seed 1302 --fps 25`: red ended its phase on the
+    # victory square and was ruled illegal; the script went on from the engine's last legal
+    # board while the token stayed on the victory square, so the truth no longer described
+    # the table. Every board_state a script records must be the tokens lying on the table.
+    from synth.decks import decks_for
+    from synth.footage.board_games import shove_grid
+
+    square = layout_for_game("shove").square_mm  # type: ignore[union-attr]
+    for seed in (1302, *range(1290, 1300)):
+        rng = np.random.default_rng(seed)  # as make_clip draws the deck, then the script
+        decks = decks_for("val")
+        clip = shove_grid(rng, decks[int(rng.integers(len(decks)))], fps=25.0).clip
+        for board in (o for o in clip.observations if o["type"] == "board_state"):
+            scene = clip.frames[round(board["t"] * clip.fps) - 1]
+            seen: dict[str, list[list[int]]] = {"red": [], "blue": []}
+            for obj in scene.objects:
+                if obj.kind == "token":
+                    row, col = (int(v // square) for v in obj.center[::-1])
+                    seen[obj.label].append([row, col])
+            assert sorted(seen["red"]) == board["red"], (seed, board["t"])
+            assert sorted(seen["blue"]) == board["blue"], (seed, board["t"])
