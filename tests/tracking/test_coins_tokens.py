@@ -79,6 +79,27 @@ def test_a_coin_whose_picture_did_not_change_has_not_moved(
     assert np.hypot(*np.subtract(coin1.center, (100.0, 120.0))) < 1.0  # where it was
 
 
+def test_a_coin_the_finder_misses_once_but_whose_picture_did_not_change_stays(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # shove-piecepack-1301: a pale coin on a pale board at 2 px/mm, found on one state and
+    # missed on the next, with its picture unchanged. It was taken for gone ("no longer
+    # seen, but no hand took it"), and its bed went unscored.
+    observer = CoinObserver(VIEW)
+    observer.start(_board([]))
+    observer.commit(observer.compare(_board([(100.0, 120.0)])))
+    found = coins.find_coins
+    monkeypatch.setattr(coins, "find_coins", lambda *a: [
+        (x, y) for x, y in found(*a) if abs(x - 100.0) > 2])
+    shot = observer.compare(_board([(100.0, 120.0), (60.0, 230.0)]))
+    assert [c.id for c in shot.stopped] == ["coin2"] and not shot.removed
+    observer.commit(shot)
+    assert sorted(c.id for c in observer.coins) == ["coin1", "coin2"]
+    # A coin truly taken away changes its picture, and is gone.
+    monkeypatch.setattr(coins, "find_coins", found)
+    taken = observer.compare(_board([(60.0, 230.0)]))
+    assert [c.id for c in taken.removed] == ["coin1"]
+
+
 def test_a_coin_that_blends_into_a_patterned_board_is_found() -> None:
     # A carpet-like board of two speckled colours and a plain coin of their mean colour:
     # the coin changes the picture by about 20 everywhere, never by the usual 30.
