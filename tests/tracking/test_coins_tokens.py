@@ -1,3 +1,5 @@
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 import pytest
@@ -62,19 +64,29 @@ def test_a_coin_nudged_a_few_mm_keeps_its_id_wherever_the_shooter_stops() -> Non
     assert np.hypot(*np.subtract(glance.stopped[1].center, (104.0, 121.0))) < 1.0
 
 
-def test_a_coin_whose_picture_did_not_change_has_not_moved(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def _coin1_read_again(monkeypatch: pytest.MonkeyPatch,
+                      read: Callable[[float, float], list[tuple[float, float]]],
+                      ) -> CoinObserver:
+    """coin1 stopped at (100, 120); the next shot stops far away, coin1's picture as it
+    was, but the finder reads coin1's place as ``read(x, y)`` says (others as found)."""
     observer = CoinObserver(VIEW)
     observer.start(_board([]))
     observer.commit(observer.compare(_board([(100.0, 120.0)])))
-    # The next shot stops far away; coin1's picture is as it was, but its centre reads
-    # 4 mm off this time (a faint coin in a shadow): it did not move, no new stop for it.
     found = coins.find_coins
     monkeypatch.setattr(coins, "find_coins", lambda *a: [
-        (x + 4.0, y) if abs(x - 100.0) < 2 else (x, y) for x, y in found(*a)])
+        p for x, y in found(*a) for p in (read(x, y) if abs(x - 100.0) < 2 else [(x, y)])])
     shot = observer.compare(_board([(100.0, 120.0), (60.0, 230.0)]))
     assert [c.id for c in shot.stopped] == ["coin2"] and not shot.removed
     observer.commit(shot)
+    monkeypatch.setattr(coins, "find_coins", found)
+    return observer
+
+
+def test_a_coin_whose_picture_did_not_change_has_not_moved(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its centre reads 4 mm off this time (a faint coin in a shadow): it did not move, no
+    # new stop for it.
+    observer = _coin1_read_again(monkeypatch, lambda x, y: [(x + 4.0, y)])
     coin1 = next(c for c in observer.coins if c.id == "coin1")
     assert np.hypot(*np.subtract(coin1.center, (100.0, 120.0))) < 1.0  # where it was
 
@@ -84,18 +96,9 @@ def test_a_coin_the_finder_misses_once_but_whose_picture_did_not_change_stays(
     # shove-piecepack-1301: a pale coin on a pale board at 2 px/mm, found on one state and
     # missed on the next, with its picture unchanged. It was taken for gone ("no longer
     # seen, but no hand took it"), and its bed went unscored.
-    observer = CoinObserver(VIEW)
-    observer.start(_board([]))
-    observer.commit(observer.compare(_board([(100.0, 120.0)])))
-    found = coins.find_coins
-    monkeypatch.setattr(coins, "find_coins", lambda *a: [
-        (x, y) for x, y in found(*a) if abs(x - 100.0) > 2])
-    shot = observer.compare(_board([(100.0, 120.0), (60.0, 230.0)]))
-    assert [c.id for c in shot.stopped] == ["coin2"] and not shot.removed
-    observer.commit(shot)
+    observer = _coin1_read_again(monkeypatch, lambda x, y: [])
     assert sorted(c.id for c in observer.coins) == ["coin1", "coin2"]
     # A coin truly taken away changes its picture, and is gone.
-    monkeypatch.setattr(coins, "find_coins", found)
     taken = observer.compare(_board([(60.0, 230.0)]))
     assert [c.id for c in taken.removed] == ["coin1"]
 
