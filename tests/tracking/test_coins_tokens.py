@@ -134,10 +134,12 @@ def test_tokens_are_read_in_dim_light_and_off_centre() -> None:
         assert set(reading.blue) == {(2, 3)}
 
 
-def test_a_coins_shadow_does_not_pull_its_centre() -> None:
-    # 4 px per mm; the light comes from the upper left, so each coin (2.5 mm high) casts a
-    # soft shadow 2 mm down and right of it, dark next to the coin, fading outwards.
-    scale, size = 4, 1200
+def _shadowed_coins_found(scale: int, *, shadow_mm: float, blur_mm: float, depth: float,
+                         colour: tuple[int, int, int], within_mm: float) -> None:
+    """Two coins on a board, ``scale`` px per mm, the light from the upper left: each casts
+    a soft shadow (``depth`` darker at most, blurred ``blur_mm``) ``shadow_mm`` down and
+    right of it. Both must be found within ``within_mm`` of their centres."""
+    size = 300 * scale
     plane = PlaneMap(None, np.array([[1 / scale, 0, 0], [0, -1 / scale, size / scale],
                                      [0, 0, 1.0]]), (size, size))
     view = TableView.build(plane, (0.0, 0.0, 300.0, 300.0), 2.0)
@@ -145,19 +147,26 @@ def test_a_coins_shadow_does_not_pull_its_centre() -> None:
     coins = [(100.0, 120.0), (200.0, 200.0)]
     shadow = np.zeros((size, size), np.float32)
     for x, y in coins:
-        cv2.circle(shadow, (round((x + 2) * scale), round((300 - y + 2) * scale)),
+        cv2.circle(shadow, (round((x + shadow_mm) * scale), round((300 - y + shadow_mm) * scale)),
                    round(9.5 * scale), 1.0, -1)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), 1.0 * scale)
-    state = board * (1 - 0.6 * shadow[..., None])
+    shadow = cv2.GaussianBlur(shadow, (0, 0), blur_mm * scale)
+    state = board * (1 - depth * shadow[..., None])
     for x, y in coins:
         cv2.circle(state, (round(x * scale), round((300 - y) * scale)), round(9.5 * scale),
-                   (120, 175, 215), -1, cv2.LINE_AA)
+                   colour, -1, cv2.LINE_AA)
     observer = CoinObserver(view)
     observer.start(view.warp(board.astype(np.uint8)))
     found = observer.compare(view.warp(state.astype(np.uint8))).stopped
     assert len(found) == 2
     for coin in found:
-        assert min(np.hypot(*np.subtract(coin.center, c)) for c in coins) < 0.5
+        assert min(np.hypot(*np.subtract(coin.center, c)) for c in coins) < within_mm
+
+
+def test_a_coins_shadow_does_not_pull_its_centre() -> None:
+    # 4 px per mm; each coin (2.5 mm high) casts a soft shadow 2 mm down and right of it,
+    # dark next to the coin, fading outwards.
+    _shadowed_coins_found(4, shadow_mm=2.0, blur_mm=1.0, depth=0.6, colour=(120, 175, 215),
+                          within_mm=0.5)
 
 
 @pytest.mark.parametrize("blur_mm", [1.0, 2.0])
@@ -165,24 +174,5 @@ def test_a_faint_soft_shadow_does_not_pull_a_pale_coins_centre(blur_mm: float) -
     # A pale coin, close to the board's colour (shove-piecepack-1101, -1301), at 2 px per
     # mm, and a faint shadow (at most 12% darker) 2.5 mm down and right of it: its soft
     # outer part, 5-10% darker, is shadow too, not coin (1.5-1.75 mm off with 0.9).
-    scale, size = 2, 600
-    plane = PlaneMap(None, np.array([[1 / scale, 0, 0], [0, -1 / scale, size / scale],
-                                     [0, 0, 1.0]]), (size, size))
-    view = TableView.build(plane, (0.0, 0.0, 300.0, 300.0), 2.0)
-    board = np.full((size, size, 3), (170, 190, 205), np.float32)
-    coins = [(100.0, 120.0), (200.0, 200.0)]
-    shadow = np.zeros((size, size), np.float32)
-    for x, y in coins:
-        cv2.circle(shadow, (round((x + 2.5) * scale), round((300 - y + 2.5) * scale)),
-                   round(9.5 * scale), 1.0, -1)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), blur_mm * scale)
-    state = board * (1 - 0.12 * shadow[..., None])
-    for x, y in coins:
-        cv2.circle(state, (round(x * scale), round((300 - y) * scale)), round(9.5 * scale),
-                   (150, 200, 225), -1, cv2.LINE_AA)
-    observer = CoinObserver(view)
-    observer.start(view.warp(board.astype(np.uint8)))
-    found = observer.compare(view.warp(state.astype(np.uint8))).stopped
-    assert len(found) == 2
-    for coin in found:
-        assert min(np.hypot(*np.subtract(coin.center, c)) for c in coins) < 0.6
+    _shadowed_coins_found(2, shadow_mm=2.5, blur_mm=blur_mm, depth=0.12,
+                          colour=(150, 200, 225), within_mm=0.6)
