@@ -503,11 +503,10 @@ class CardObserver:
         if shares[best] < ON_CARD_SHARE * max(int(np.count_nonzero(own)), 1) \
                 or _turn_between(fit.corners_mm, standing[best].outline) < QUARTER_OFF_DEG:
             return fit
-        other = self._laid_on(standing[best], changed, standing)
+        forbidden = self._bare_unchanged(changed, standing)
+        other = self._laid_on(standing[best], changed, forbidden)
         if _turn_between(fit.corners_mm, other.corners_mm) < QUARTER_OFF_DEG:
             return fit
-        forbidden = ~changed & self.view.seen & ~self.view.polygon_mask(
-            [c.outline for c in standing])
         crop = _Crop.around(self.view, np.vstack([fit.corners_mm, other.corners_mm]),
                             margin_mm=5.0)
         return other if crop.score(other.corners_mm, changed, forbidden) \
@@ -555,21 +554,28 @@ class CardObserver:
             if looks.matches_under(state, inner):
                 taken.append(card)
             elif not looks.matches_own(state):
-                on_top.append(self._laid_on(card, unexplained, standing))
+                on_top.append(self._laid_on(card, unexplained,
+                                            self._bare_unchanged(unexplained, standing)))
         return on_top, taken
 
+    def _bare_unchanged(self, changed: npt.NDArray[np.bool_],
+                        standing: Sequence[TableCard]) -> npt.NDArray[np.bool_]:
+        """Bare table (under no card ``standing``) that did not change: no new card lies
+        there."""
+        return np.asarray(~changed & self.view.seen & ~self.view.polygon_mask(
+            [c.outline for c in standing]), dtype=bool)
+
     def _laid_on(self, below: TableCard, changed: npt.NDArray[np.bool_],
-                 standing: Sequence[TableCard]) -> CardFit:
+                 forbidden: npt.NDArray[np.bool_]) -> CardFit:
         """A card put (nearly) squarely on ``below``: that outline, moved to explain the
         change around it (a card laid a few mm off shows as a thin strip of it beside the
-        card below, too thin to fit a card to on its own)."""
+        card below, too thin to fit a card to on its own); ``forbidden``: where it cannot
+        lie (``_bare_unchanged``)."""
         outline = below.outline
         side = outline[1] - outline[0]
         length, angle = float(np.hypot(*side)), float(np.degrees(np.arctan2(side[1], side[0])))
         if abs(length - CARD_H_MM) < abs(length - CARD_W_MM):  # its long side first
             angle -= 90.0
-        forbidden = ~changed & self.view.seen & ~self.view.polygon_mask(
-            [c.outline for c in standing])
         crop = _Crop.around(self.view, outline, margin_mm=CARD_W_MM / 2)
         # The hill-climb can stall where it starts (no single step explains more of the
         # thin strip of change): it starts again a few mm and degrees off, and the best

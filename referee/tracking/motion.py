@@ -171,28 +171,46 @@ class StillRun:
     start_t: float
 
 
+@dataclass
+class _Span:
+    """Frames in a row: the first one's index and time, and how many."""
+
+    first: tuple[int, float] | None = None
+    count: int = 0
+
+    def add(self, index: int, t: float) -> int:
+        if self.first is None:
+            self.first = (index, t)
+        self.count += 1
+        return self.count
+
+    def clear(self) -> None:
+        self.first, self.count = None, 0
+
+    def run(self) -> StillRun:
+        assert self.first is not None
+        return StillRun(*self.first)
+
+
 class StableDetector:
     """Counts still frames; reports a stable state once per still run. Durations are in
     seconds, turned into frames by the frame rate seen in the timestamps."""
 
     def __init__(self, still_s: float = STILL_S) -> None:
         self.still_s = still_s
-        self._start: tuple[int, float] | None = None
-        self._count = 0
+        self._still = _Span()  # the current still run
         self._reported = False
         self._last_t: float | None = None
         self._dts: deque[float] = deque(maxlen=9)
         self._faint = 0  # faint moving frames in a row
         self.paused = False  # the last frame paused the still run (it neither counts nor ends it)
-        # Still frames since the last pause, and the first of them, once the run has been
-        # reported: faint motion after that is looked at again when the table is still.
-        self._after_pause: tuple[int, float] | None = None
-        self._after_count = 0
+        # Still frames since the last pause, once the run has been reported: faint motion
+        # after that is looked at again when the table is still.
+        self._after_pause = _Span()
         self._paused_since_report = False
         # Still frames in a row, once the run has been reported, that differ from the
-        # stable state taken (and the first of them): a change no motion was seen for.
-        self._changed_from: tuple[int, float] | None = None
-        self._changed_count = 0
+        # stable state taken: a change no motion was seen for.
+        self._changed = _Span()
 
     def _frames(self, seconds: float) -> int:
         dt = float(np.median(self._dts)) if self._dts else 1.0 / 15.0
@@ -206,48 +224,41 @@ class StableDetector:
         self.paused = reading.faint and self._faint <= self._frames(FAINT_PAUSE_S)
         if self.paused:
             self._paused_since_report |= self._reported
-            self._after_pause, self._after_count = None, 0
-            self._changed_from, self._changed_count = None, 0
+            self._after_pause.clear()
+            self._changed.clear()
             return None
         if reading.moving:
-            self._start, self._count, self._reported = None, 0, False
-            self._paused_since_report, self._after_pause, self._after_count = False, None, 0
-            self._changed_from, self._changed_count = None, 0
+            self._still.clear()
+            self._reported = self._paused_since_report = False
+            self._after_pause.clear()
+            self._changed.clear()
             return None
-        if self._start is None:
-            self._start = (index, t)
-        if self._after_pause is None:
-            self._after_pause = (index, t)
-        self._count += 1
-        self._after_count += 1
+        self._still.add(index, t)
+        self._after_pause.add(index, t)
         # A still arm is a hand holding something down; but a change at the border that
         # stays (a card laid at the edge of the view) must not block the referee forever.
         needed = self._frames(ARM_PATIENCE_S if reading.arm_in_view else self.still_s)
-        if self._count >= needed and not self._reported:
+        if self._still.count >= needed and not self._reported:
             self._reported = True
             self._paused_since_report = False
-            return StillRun(*self._start)
-        if self._paused_since_report and self._after_count >= needed:
+            return self._still.run()
+        if self._paused_since_report and self._after_pause.count >= needed:
             # Faint motion came and went after the run was reported: flicker, or a small
             # coin far from the camera sliding in short faint bursts (at 25 fps and more a
             # frame moves it less). The table is taken again once still after it; a state
             # like the last one adds nothing.
             self._paused_since_report = False
-            self._changed_from, self._changed_count = None, 0
-            return StillRun(*self._after_pause)
-        if self._reported and reading.changed:
+            self._changed.clear()
+            return self._after_pause.run()
+        if not (self._reported and reading.changed):
+            self._changed.clear()
+        elif self._changed.add(index, t) >= needed:
             # The table differs from the state taken, lastingly, though nothing was seen
             # moving: a small coin far from the camera slid in with changes too faint
             # between frames. It is taken again (a state like the last one adds nothing).
-            if self._changed_from is None:
-                self._changed_from = (index, t)
-            self._changed_count += 1
-            if self._changed_count >= needed:
-                start = self._changed_from
-                self._changed_from, self._changed_count = None, 0
-                return StillRun(*start)
-        else:
-            self._changed_from, self._changed_count = None, 0
+            run = self._changed.run()
+            self._changed.clear()
+            return run
         return None
 
     @property
@@ -258,4 +269,4 @@ class StableDetector:
     @property
     def still_for(self) -> int:
         """Frames in the current still run."""
-        return self._count
+        return self._still.count

@@ -185,8 +185,7 @@ def shove_grid(rng: np.random.Generator, deck: str, turns: int = 4, *,
                 continue
             uid = f"{colour}{label}"
             tokens[(colour, label)] = uid
-            clip.objects[uid] = Placed(uid, "token", colour, _square_centre(square, s, rng),
-                                       0.0, (TOKEN_MM, TOKEN_MM), height_mm=4.0)
+            clip.objects[uid] = _token(uid, colour, _square_centre(square, s, rng))
     clip.idle(1.0)
     for _ in range(turns):
         if referee.session.state.game_over:
@@ -279,6 +278,10 @@ def _act(clip: ClipBuilder, seat: Seat, tokens: dict[tuple[str, int], str], ply:
         clip.take(seat, [tokens[(removal.colour, removal.label)]], settle=0.2)
 
 
+def _token(uid: str, colour: str, centre: tuple[float, float]) -> Placed:
+    return Placed(uid, "token", colour, centre, 0.0, (TOKEN_MM, TOKEN_MM), height_mm=4.0)
+
+
 def _restore(clip: ClipBuilder, seat: Seat, tokens: dict[tuple[str, int], str],
              shown: Any, legal: Any, s: float, rng: np.random.Generator) -> None:
     """Put each piece where ``legal`` has it, from where ``shown`` has it: moved back, or
@@ -290,8 +293,7 @@ def _restore(clip: ClipBuilder, seat: Seat, tokens: dict[tuple[str, int], str],
                 continue
             uid = tokens[(colour, label)]
             if now is None:
-                clip.place(seat, Placed(uid, "token", colour, _square_centre(back, s, rng), 0.0,
-                                        (TOKEN_MM, TOKEN_MM), height_mm=4.0), settle=0.2)
+                clip.place(seat, _token(uid, colour, _square_centre(back, s, rng)), settle=0.2)
             else:
                 clip.move(seat, uid, _square_centre(back, s, rng), settle=0.2)
 
