@@ -76,13 +76,17 @@ def adjudicate_lines(
     """Rulings for observation JSON lines, as they come. Raises InputLineError.
 
     The first line may be a setup line; command-line ``players`` and ``settings`` win
-    over it, and a ``game`` given both ways must agree.
+    over it, and a ``game`` given both ways must agree. For a game that orders what happens
+    at one moment itself (``Rules.orders_simultaneous``), lines with the same ``t`` are
+    ruled together once a later moment's line (or the end) comes.
     """
     session: Session | None = None
     number = 0
     setup_line = 0  # where a setup line gave players or settings (else the command line did)
+    held: list[tuple[int, Observation]] = []  # lines of one moment, not yet ruled
     try:
-        for number, text in enumerate(lines, start=1):
+        for line, text in enumerate(lines, start=1):
+            number = line
             if not text.strip():
                 continue
             item = parse_line(text)
@@ -94,16 +98,25 @@ def adjudicate_lines(
                 continue
             if session is None:
                 session = _start(None, game, players, settings)
-            yield from session.feed(item)
+            if held and item.t != held[0][1].t:
+                for number, observation in _in_order(session, held, clear=True):
+                    yield from session.feed(observation)
+                number = line
+            if session.rules.orders_simultaneous:
+                held.append((line, item))
+            else:
+                yield from session.feed(item)
         if session is None:
             session = _start(None, game, players, settings)
+        for number, observation in _in_order(session, held, clear=True):
+            yield from session.feed(observation)
         number = 0
         yield from session.finish()
     except (ObservationError, ObservationInputError, GeometryError) as error:
         if session is not None and number:
             # Everything before the bad line is ruled, as if the input had ended there
             # (a turn that ended with its last coin is scored, say): nothing is lost.
-            yield from _finish_quietly(session)
+            yield from _finish_quietly(session, held)
         raise InputLineError(number, str(error)) from None
     except (SettingsError, PlayersError, UnknownGameError) as error:
         if setup_line:
@@ -111,11 +124,28 @@ def adjudicate_lines(
         raise InputLineError(0, f"command line: {error}") from None
 
 
-def _finish_quietly(session: Session) -> tuple[Ruling, ...]:
+def _in_order(session: Session, held: list[tuple[int, Observation]], *, clear: bool,
+              ) -> list[tuple[int, Observation]]:
+    """The lines of one moment (line number, observation) in the order the game rules them;
+    ``clear``: ``held`` is emptied (they are being ruled)."""
+    order = session.rules.order_simultaneous(session.state, [item for _, item in held])
+    ordered = [held[k] for k in order]
+    if clear:
+        held.clear()
+    return ordered
+
+
+def _finish_quietly(session: Session, held: list[tuple[int, Observation]],
+                    ) -> tuple[Ruling, ...]:
+    """The rulings still due when the input stops at a bad line: the lines of the moment
+    before it not yet ruled (``held``), then the end of the input."""
+    rulings: list[Ruling] = []
     try:
-        return session.finish()
+        for _, observation in _in_order(session, held, clear=True):
+            rulings += session.feed(observation)
+        return (*rulings, *session.finish())
     except (ObservationError, ObservationInputError, GeometryError):
-        return ()
+        return tuple(rulings)
 
 
 def _start(

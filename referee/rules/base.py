@@ -96,6 +96,9 @@ class Rules(ABC, Generic[StateT, SettingsT]):
     default_players: ClassVar[tuple[str, ...]]
     #: The declarations (``declare`` observations' ``what``) the game understands.
     declares: ClassVar[tuple[str, ...]] = ()
+    #: Whether observations made at the same moment (the same ``t``) are ruled in the order
+    #: ``order_simultaneous`` gives rather than as listed.
+    orders_simultaneous: ClassVar[bool] = False
 
     def settings(self, values: Mapping[str, Any]) -> SettingsT:
         return self.settings_type.from_strings(values)  # type: ignore[return-value]
@@ -127,6 +130,13 @@ class Rules(ABC, Generic[StateT, SettingsT]):
         """The input ended at time ``t``: announce anything still pending."""
         working = copy.deepcopy(state)
         return Step(working, tuple(self._finish(working, t)))
+
+    def order_simultaneous(self, state: StateT, observations: Sequence[Observation],
+                           ) -> list[int]:
+        """The order (indices into ``observations``, all made at the same moment, read
+        against ``state``, the state before them) in which to rule them: as listed, unless
+        the game says otherwise (``orders_simultaneous``)."""
+        return list(range(len(observations)))
 
     def check_player(self, state: StateT, given: str | None) -> None:
         """An observation's ``player``, when given, must be one of the game's (bad input

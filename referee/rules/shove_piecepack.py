@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -72,9 +73,12 @@ class ShovePiecepackState(State[ShovePiecepackSettings]):
     #: When the last coin shoved this turn stopped: a coin short of line 1 that stops again
     #: at that same moment was knocked by it, not shoved again.
     shoved_at: float | None = None
-    #: Coins of the turn removed the moment it ended: knocked off the board by the last
-    #: coin, unless the last coin is among them (then the coins are being cleared away).
+    #: Coins of the turn removed as it ended (within ``KNOCK_SETTLE_S`` of the last coin
+    #: stopping): knocked off the board by the last coin, unless the last coin is among
+    #: them (then the coins are being cleared away).
     gone_at_end: set[str] = field(default_factory=set)
+    #: Coins of this turn ruled out of turn: never played, whatever knocks them later.
+    refused: set[str] = field(default_factory=set)
 
 
 class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
@@ -84,6 +88,7 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
     player_counts = (2,)
     default_players = ("P1", "P2")
     declares = ("end_turn",)
+    orders_simultaneous = True
 
     def _new(
         self, players: tuple[str, ...], settings: ShovePiecepackSettings
@@ -114,6 +119,18 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
             return rulings + _declared_end(state, observation)
         return [*rulings, not_in_this_game(observation, "Shove piecepack", state.players)]
 
+    def order_simultaneous(self, state: ShovePiecepackState,
+                           observations: Sequence[Observation]) -> list[int]:
+        """Coins that stop at the same moment were moved by one shove: the coin not on the
+        table before is the one shoved, the others were knocked by it, whatever order the
+        input lists them in (a coin short of line 1 among them was knocked, not shoved
+        again)."""
+        def on_table(k: int) -> bool:
+            obs = observations[k]
+            return isinstance(obs, CoinStopped) and obs.id not in state.gone_at_end \
+                and (obs.id in state.coins or obs.id in state.refused)
+        return sorted(range(len(observations)), key=on_table)
+
     def _finish(self, state: ShovePiecepackState, t: float) -> list[Ruling]:
         if state.turn_ends_at is None or state.game_over:
             return []
@@ -130,16 +147,16 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
 
 
 def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> bool:
-    """Coins knocked by the last coin come to rest with it or just after it (a coin of
-    this turn seen stopping again within ``KNOCK_SETTLE_S``); one knocked off the board is
-    gone at the same moment (a coin of this turn removed later is being cleared away)."""
+    """Coins knocked by the last coin come to rest with it or just after it: a coin of
+    this turn seen stopping again, or gone (knocked off the board), within
+    ``KNOCK_SETTLE_S``, unless it names the other player (their turn has begun)."""
     if not isinstance(observation, CoinStopped | CoinRemoved) \
             or observation.id not in state.coins or state.turn_ends_at is None \
             or observation.id in state.gone_at_end:  # a removed coin's id is a new coin's
         return False
-    if isinstance(observation, CoinStopped):
-        return observation.t - state.turn_ends_at < KNOCK_SETTLE_S
-    return observation.t == state.turn_ends_at
+    if getattr(observation, "player", None) not in (None, state.to_play):
+        return False
+    return observation.t - state.turn_ends_at < KNOCK_SETTLE_S
 
 
 def _confirms_end(state: ShovePiecepackState, observation: Observation, ending: str) -> bool:
@@ -159,6 +176,15 @@ def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
     settings = state.settings
     coin = state.coins.get(obs.id)
     radius = coin_radius(obs, settings)
+    shover = acting_player(state.players, obs.player, state.to_play)
+    if shover != state.to_play:  # whatever coin it is: the other player acted
+        if coin is None:
+            state.refused.add(obs.id)
+        return [Illegal(t=obs.t, player=shover, rule="out_of_turn", coin=obs.id,
+                        message=f"It is {state.to_play}'s turn, not {shover}'s: that coin is "
+                                "not played, take it back.")]
+    if obs.id in state.refused and coin is None and obs.t == state.shoved_at:
+        return []  # a coin ruled out of turn, knocked by the coin just shoved: still not played
     if coin is not None and coin.played is not None:  # knocked by another coin
         coin.center, coin.radius, coin.moved = obs.center, radius, True
         return []
@@ -176,11 +202,7 @@ def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
         if reaches_line(obs.center[1], radius, settings.tile_mm):
             coin.played, coin.knocked = state.played, True
         return []
-    shover = acting_player(state.players, obs.player, state.to_play)
-    if shover != state.to_play:
-        return [Illegal(t=obs.t, player=shover, rule="out_of_turn", coin=obs.id,
-                        message=f"It is {state.to_play}'s turn, not {shover}'s: that coin is "
-                                "not played, take it back.")]
+    state.refused.discard(obs.id)  # shoved now by the player whose turn it is
     state.coins[obs.id] = coin = Coin(obs.center, radius)
     state.shoved_at = obs.t
     if not reaches_line(obs.center[1], radius, settings.tile_mm):
@@ -268,6 +290,7 @@ def _score_turn(state: ShovePiecepackState, t: float) -> list[Ruling]:
                                message=f"Break: {player} shoves {n} more coin"
                                        f"{'s' if n != 1 else ''}.")]
     state.coins.clear()
+    state.refused.clear()
     state.played = 0
     state.shoved_at = None
     state.coins_this_turn = settings.coins_per_turn

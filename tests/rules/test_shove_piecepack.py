@@ -191,6 +191,36 @@ def test_a_coin_short_of_line_one_knocked_on_by_an_earlier_shove_uses_none_of_th
     assert [r["player"] for r in of_kind(rulings, "turn")] == ["Ben"]
 
 
+@pytest.mark.parametrize("knocked_first", [False, True])
+def test_coins_stopping_together_are_ruled_the_same_whichever_the_input_lists_first(
+        knocked_first: bool) -> None:
+    # s falls short; b is shoved and knocks s into bed 2: one shove, whatever the order
+    # of the two lines of that moment.
+    shoved, knocked = {**coin("b", 60.0), "t": 2.0}, {**coin("s", bed_centre(2)), "t": 2.0}
+    together = [knocked, shoved] if knocked_first else [shoved, knocked]
+    observations = [{**coin("s", TILE - R - 5), "t": 1.0}, *together,
+                    *({**coin(f"c{i}", 60.0), "t": 2.0 + i} for i in range(1, 5))]
+    rulings = rule(observations)
+    assert [r["coin"] for r in of_kind(rulings, "legal")] == ["b", "c1", "c2", "c3", "c4"]
+    assert [(r["coin"], r["bed"]) for r in of_kind(rulings, "bed_scored")] == [("s", 2)]
+
+
+def test_a_coin_ruled_out_of_turn_and_then_knocked_is_still_not_played() -> None:
+    observations = [{**coin("x", bed_centre(3)), "t": 1.0, "player": "Ben"},
+                    {**coin("a", 60.0), "t": 2.0}, {**coin("x", bed_centre(2)), "t": 2.0},
+                    *({**coin(f"c{i}", 60.0), "t": 2.0 + i} for i in range(1, 5))]
+    rulings = rule(observations)
+    assert [r["coin"] for r in of_kind(rulings, "illegal")] == ["x"]
+    assert [r["coin"] for r in of_kind(rulings, "legal")] == ["a", "c1", "c2", "c3", "c4"]
+    assert not of_kind(rulings, "bed_scored")
+
+
+def test_a_coin_of_the_turn_reported_moved_by_the_other_player_is_out_of_turn() -> None:
+    rulings = rule([coin("a", bed_centre(1)), {**coin("a", bed_centre(2)), "player": "Ben"}])
+    assert [(r["rule"], r["player"], r["coin"]) for r in of_kind(rulings, "illegal")] \
+        == [("out_of_turn", "Ben", "a")]
+
+
 def test_a_coin_short_of_line_one_knocked_and_still_short_is_not_ruled_again() -> None:
     observations = [{**coin("s", TILE - R - 20), "t": 1.0}, {**coin("c0", 60.0), "t": 2.0},
                     {**coin("s", TILE - R - 5), "t": 2.0}]
@@ -286,6 +316,14 @@ def test_a_coin_knocked_off_the_board_by_the_fifth_does_not_score() -> None:
     assert last(rulings, "turn")["player"] == "Ben"
 
 
+def test_a_coin_knocked_off_the_board_seen_gone_a_moment_after_the_fifth_does_not_score(
+        ) -> None:
+    observations = [*turn(2, *MISSES[:4]), {"type": "coin_removed", "id": "c0", "t": 5.2}]
+    rulings = rule(observations)
+    assert not of_kind(rulings, "bed_scored")
+    assert last(rulings, "turn")["player"] == "Ben"
+
+
 def test_coins_cleared_the_moment_the_fifth_stops_still_score() -> None:
     coins = turn(2, *MISSES[:4])
     cleared = [{"type": "coin_removed", "id": c["id"], "t": 5.0} for c in coins]
@@ -336,3 +374,18 @@ def test_a_coin_shoved_by_the_player_not_on_turn_is_out_of_turn_and_not_played()
     assert (illegal["rule"], illegal["player"], illegal["coin"]) == ("out_of_turn", "Ben", "a")
     assert len(of_kind(rulings, "bed_scored")) == 5  # Ann's five, none of them Ben's coin
     assert {r["player"] for r in of_kind(rulings, "legal")} == {"Ann"}
+
+
+def test_the_last_moment_before_a_bad_line_is_ruled_and_the_bad_line_named() -> None:
+    import json
+
+    from referee.adjudication import InputLineError, adjudicate_lines
+
+    lines = [json.dumps({"t": 1.0, **coin("a", bed_centre(1))}),
+             json.dumps({"t": 2.0, **coin("b", bed_centre(2))}),
+             json.dumps({"t": 2.0, **coin("c", bed_centre(3))}), '{"t": 3, "type": "nonsense"}']
+    seen: list[dict[str, Any]] = []
+    with pytest.raises(InputLineError, match="^line 4: "):
+        for ruling in adjudicate_lines(lines, game=GAME, players=PLAYERS, settings={}):
+            seen.append(ruling.to_json())
+    assert [r["coin"] for r in of_kind(seen, "legal")] == ["a", "b", "c"]
