@@ -30,8 +30,19 @@ def card_outline(corners: Sequence[Sequence[float]]) -> CardOutline:
     return hull
 
 
+#: Areas are compared this loosely (mm^2): outlines snapped to micrometres are exact far
+#: below it, but their areas in floats are not (an overlap of exactly 20 mm^2 may come out
+#: 20.000000000000004 or 19.999999999999996, depending on where the cards lie).
+ROUND_OFF_MM2 = 1e-6
+
+
 def overlap_mm2(a: CardOutline, b: CardOutline) -> float:
     return float(a.intersection(b).area)
+
+
+def more_than(area_mm2: float, tolerance_mm2: float) -> bool:
+    """Whether an area exceeds a tolerance by more than round-off (``ROUND_OFF_MM2``)."""
+    return area_mm2 > tolerance_mm2 + ROUND_OFF_MM2
 
 
 def touches(a: CardOutline, b: CardOutline, tolerance_mm2: float) -> bool:
@@ -39,12 +50,12 @@ def touches(a: CardOutline, b: CardOutline, tolerance_mm2: float) -> bool:
 
     Edges that merely meet (within detection noise) do not touch.
     """
-    return overlap_mm2(a, b) > tolerance_mm2
+    return more_than(overlap_mm2(a, b), tolerance_mm2)
 
 
 def fully_covers(top: CardOutline, bottom: CardOutline, tolerance_mm2: float) -> bool:
     """``top`` hides all of ``bottom`` but for at most ``tolerance_mm2`` of it."""
-    return float(bottom.difference(top).area) <= tolerance_mm2
+    return not more_than(float(bottom.difference(top).area), tolerance_mm2)
 
 
 def gap_mm(a: CardOutline, b: CardOutline) -> float:

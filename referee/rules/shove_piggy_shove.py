@@ -9,7 +9,15 @@ from typing import Any, Literal
 from pydantic import Field
 
 from referee.cards import RANKS, Card, rank_distance, rank_step
-from referee.geometry import card_outline, fully_covers, gap_mm, overlap_mm2
+from referee.geometry import (
+    ROUND_OFF_MM,
+    card_outline,
+    fully_covers,
+    gap_mm,
+    more_than,
+    overlap_mm2,
+    touches,
+)
 from referee.observations import CardPlaced, CardRemoved, Declare, Observation
 from referee.rules.base import (
     ObservationInputError,
@@ -170,12 +178,12 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
         gap = gap_mm(outline, first_outline)
         gap_evidence = {"gap_mm": round(gap, 2), "open_gap_mm": state.settings.open_gap_mm}
         overlap = overlap_mm2(outline, first_outline)
-        if overlap > state.settings.touch_tolerance_mm2:  # "does not touch", whatever the gap
+        if more_than(overlap, state.settings.touch_tolerance_mm2):  # "does not touch", whatever the gap
             return [illegal("opening_too_close",
                             "The second card must not touch the first, and it overlaps it.",
                             {**gap_evidence, "overlap_mm2": round(overlap, 1),
                              "touch_tolerance_mm2": state.settings.touch_tolerance_mm2})]
-        if gap < state.settings.open_gap_mm:
+        if gap < state.settings.open_gap_mm - ROUND_OFF_MM:
             return [illegal("opening_too_close",
                             f"The second card must lie at least {state.settings.open_gap_mm:g} mm "
                             f"from the first; it is {math.floor(gap * 10) / 10:g} mm away.",
@@ -239,7 +247,7 @@ def _contacts(state: ShovePiggyState, card: Card, corners: Corners) -> _Contacts
     for placed, placed_corners in state.table.items():
         placed_outline = card_outline(placed_corners)
         area = overlap_mm2(outline, placed_outline)
-        if area <= tolerance:
+        if not more_than(area, tolerance):
             continue
         areas[str(placed)] = round(area, 1)
         if fully_covers(outline, placed_outline, tolerance):
@@ -260,7 +268,7 @@ def _bonuses(state: ShovePiggyState, card: Card, contacts: _Contacts) -> Bonuses
         kings = [card_outline(c) for k, c in state.table.items() if k.rank == 13]
         for ace in contacts.lower:
             ace_outline = card_outline(state.table[ace])
-            if any(overlap_mm2(ace_outline, king) > tolerance for king in kings):
+            if any(touches(ace_outline, king, tolerance) for king in kings):
                 piggy += 1
     return Bonuses(
         match=sum(1 for lower in contacts.lower if lower.suit == card.suit),

@@ -148,23 +148,29 @@ def _play(state: SlapstickState, obs: CardPlaced) -> list[Ruling]:
     ):
         return [Impossible(t=obs.t, player=player, rule="card_already_on_table", card=str(card),
                            message=f"The {card.name} is already in the row: a misread.")]
+    hand = state.hands[player]
     if state.string_player is not None and player == state.string_player:
+        if hand.count == 0:  # the turn stays with the next player
+            return [_no_cards_left(obs, player, card)]
         state.to_play = player  # a ten-card string may be played on by its owner
     _chicken_run_over(state, player)
     if player != state.to_play:
         return [Illegal(t=obs.t, player=player, rule="out_of_turn", card=str(card),
                         hand_counts=_counts(state),
                         message=f"It is {state.to_play}'s turn, not {player}'s.")]
-    hand = state.hands[player]
     if hand.count == 0:
-        return [Impossible(t=obs.t, player=player, rule="no_cards_left", card=str(card),
-                           message=f"{player} has no cards left to play.")]
+        return [_no_cards_left(obs, player, card)]
     _draw(state, hand, card)
     state.row.append((player, card))
     rulings: list[Ruling] = [Legal(t=obs.t, player=player, card=str(card),
                                    hand_counts=_counts(state),
                                    message=f"{player} plays the {card.name}.")]
     return rulings + _after_card(state, obs.t, player, card)
+
+
+def _no_cards_left(obs: CardPlaced, player: str, card: Card) -> Impossible:
+    return Impossible(t=obs.t, player=player, rule="no_cards_left", card=str(card),
+                      message=f"{player} has no cards left to play.")
 
 
 def _draw(state: SlapstickState, hand: Hand, card: Card) -> None:

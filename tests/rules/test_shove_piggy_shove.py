@@ -38,6 +38,12 @@ def test_a_gap_just_short_is_not_called_the_gap_it_misses() -> None:
     assert "it is 9.9 mm away" in illegal["message"]
 
 
+def test_a_gap_of_exactly_the_setting_is_enough_wherever_the_cards_lie() -> None:
+    # 73.1 - 63.1 is 9.999999999999993 in floats: still the 10 mm rules.md asks for.
+    rulings = rule([card("5S", 0.1, 0.2), card("9H", 73.1, 0.2)])
+    assert not of_kind(rulings, "illegal")
+
+
 def test_opening_gap_is_a_setting() -> None:
     rulings = rule([card("5S", 0, 0), card("9H", 63 + 5, 0)], open_gap_mm=4)
     assert not of_kind(rulings, "illegal")
@@ -112,6 +118,15 @@ def test_overlap_within_tolerance_is_not_touching(overlap_mm2: float, touching: 
     x = 63 - overlap_mm2 / 88  # a thin sliver of the 5S
     rulings = rule([*OPENING, card("6D", x, 400)])
     assert bool(of_kind(rulings, "illegal")) != touching
+
+
+def test_an_overlap_of_exactly_the_tolerance_is_not_touching_wherever_the_cards_lie() -> None:
+    # 0.4 mm x 50 mm = 20 mm^2, which Shapely makes 20.000000000000x at these coordinates.
+    opening = [card("5S", 0.7, 0.1), card("9H", 300, 0)]
+    rulings = rule([*opening, card("6D", 63.3, 38.1, "Ben")])
+    assert last(rulings, "illegal")["rule"] == "not_one_rank_higher"
+    rulings = rule([card("5S", 0.7, 0.1), card("9D", 63.3, 38.1)], open_gap_mm=0)
+    assert not of_kind(rulings, "illegal")  # the opening cards do not touch either
 
 
 def test_touch_tolerance_is_a_setting() -> None:

@@ -381,3 +381,19 @@ def test_the_starter_cannot_chicken_out_of_a_row_half_opened() -> None:
     illegal = last(rulings, "illegal")
     assert (illegal["rule"], illegal["player"]) == ("opening_row", "Ann")
     assert "second card" in illegal["message"]
+
+
+def test_a_string_owner_with_no_cards_left_does_not_take_the_turn_from_the_next_player(
+        ) -> None:
+    # Ann wins ten pairs (each matched first, so each row is hers), then opens a row of ten
+    # unmatched cards with her last card: Ben is to play, unless Ann plays on, which she
+    # cannot. A card read as hers is impossible, and Ben still plays.
+    pairs = [f"Ann:{r}{s}" for r in "A23456789T" for s in "SH"]
+    row = [f"{p}:{c}" for p, c in zip(
+        ["Ann", "Ann", "Ben", "Ann", "Ben", "Ann", "Ben", "Ann", "Ben", "Ann"],
+        ["AD", "3D", "5D", "7D", "9D", "JD", "KD", "2C", "4C", "6C"], strict=True)]
+    rulings = rule(plays(*pairs, *row, "Ann:8D", "Ben:8C"), ["Ann", "Ben"],
+                   ten_card_string=True, jokers=0)
+    assert last(rulings, "impossible")["rule"] == "no_cards_left"
+    assert not of_kind(rulings, "illegal")
+    assert last(rulings, "legal")["card"] == "8C"
