@@ -13,13 +13,31 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from referee.cards import BACK_CODE, UNREADABLE_CODE, Card, CardCodeError
 
-Finite = Annotated[float, Field(allow_inf_nan=False)]
-Point = tuple[float, float]
-Square = tuple[int, int]
+
+def _plain_number(value: object) -> object:
+    """A number must be written as one: not ``true`` (which would read as 1) nor ``"1"``."""
+    if isinstance(value, bool | str):
+        raise ValueError("must be a number")
+    return value
+
+
+Number = Annotated[float, BeforeValidator(_plain_number)]
+Finite = Annotated[float, Field(allow_inf_nan=False), BeforeValidator(_plain_number)]
+Point = tuple[Number, Number]
+Square = tuple[Annotated[int, BeforeValidator(_plain_number)],
+               Annotated[int, BeforeValidator(_plain_number)]]
 
 
 class ObservationError(ValueError):
@@ -29,7 +47,7 @@ class ObservationError(ValueError):
 class _Observation(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
-    t: float = Field(ge=0, allow_inf_nan=False)
+    t: Number = Field(ge=0, allow_inf_nan=False)
 
 
 def _card_code(value: str) -> str:
@@ -89,7 +107,7 @@ class CoinStopped(_Observation):
     center: tuple[Finite, Finite]
     #: Measured (mm). A line without one (typed in by hand) is a coin of the game's
     #: ``coin_mm`` setting.
-    radius: float | None = Field(None, gt=0, allow_inf_nan=False)
+    radius: Number | None = Field(None, gt=0, allow_inf_nan=False)
     #: Who shoved it, when known (rules.md: a play out of turn is ruled illegal).
     player: str | None = None
 

@@ -61,3 +61,25 @@ def test_coin_ids_may_be_numbers() -> None:
 def test_wrong_fields_are_refused(line: str) -> None:
     with pytest.raises(ObservationError):
         parse_line(line)
+
+
+@pytest.mark.parametrize(("line", "field"), [
+    ('{"t": true, "type": "declare", "what": "oink"}', "t"),
+    ('{"t": "1", "type": "declare", "what": "oink"}', "t"),
+    ('{"t": 1, "type": "coin_stopped", "id": 1, "center": ["3", 2]}', "center.0"),
+    ('{"t": 1, "type": "coin_stopped", "id": 1, "center": [3, 2], "radius": true}', "radius"),
+    ('{"t": 1, "type": "board_state", "red": [[1, true]], "blue": []}', "red.0.1"),
+    ('{"t": 1, "type": "card_placed", "card": "5S", '
+     '"corners": [["300", 0], [363, 0], [363, 88], [300, 88]]}', "corners.0.0"),
+])
+def test_a_number_written_as_text_or_true_false_is_refused_naming_the_field(
+        line: str, field: str) -> None:
+    with pytest.raises(ObservationError, match=f"field '{field}': must be a number"):
+        parse_line(line)
+
+
+def test_whole_and_decimal_numbers_are_both_numbers() -> None:
+    observation = parse_line('{"t": 2, "type": "coin_stopped", "id": "a", "center": [1, 2.5], '
+                             '"radius": 9}')
+    assert isinstance(observation, CoinStopped)
+    assert (observation.t, observation.center, observation.radius) == (2.0, (1.0, 2.5), 9.0)
