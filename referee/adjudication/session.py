@@ -99,8 +99,8 @@ def adjudicate_lines(
             if session is None:
                 session = _start(None, game, players, settings)
             if held and item.t != held[0][1].t:
-                for number, observation in _in_order(session, held, clear=True):
-                    yield from session.feed(observation)
+                for number, observation in _in_order(session, held, clear=True):  # noqa: B007
+                    yield from session.feed(observation)  # (a bad one is named by number)
                 number = line
             if session.rules.orders_simultaneous:
                 held.append((line, item))
@@ -108,7 +108,7 @@ def adjudicate_lines(
                 yield from session.feed(item)
         if session is None:
             session = _start(None, game, players, settings)
-        for number, observation in _in_order(session, held, clear=True):
+        for number, observation in _in_order(session, held, clear=True):  # noqa: B007
             yield from session.feed(observation)
         number = 0
         yield from session.finish()

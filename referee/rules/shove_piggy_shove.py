@@ -178,7 +178,8 @@ def _place(state: ShovePiggyState, obs: CardPlaced) -> list[Ruling]:
         gap = gap_mm(outline, first_outline)
         gap_evidence = {"gap_mm": round(gap, 2), "open_gap_mm": state.settings.open_gap_mm}
         overlap = overlap_mm2(outline, first_outline)
-        if more_than(overlap, state.settings.touch_tolerance_mm2):  # "does not touch", whatever the gap
+        # "does not touch", whatever the gap
+        if more_than(overlap, state.settings.touch_tolerance_mm2):
             return [illegal("opening_too_close",
                             "The second card must not touch the first, and it overlaps it.",
                             {**gap_evidence, "overlap_mm2": round(overlap, 1),

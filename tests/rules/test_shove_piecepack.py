@@ -385,7 +385,7 @@ def test_the_last_moment_before_a_bad_line_is_ruled_and_the_bad_line_named() -> 
              json.dumps({"t": 2.0, **coin("b", bed_centre(2))}),
              json.dumps({"t": 2.0, **coin("c", bed_centre(3))}), '{"t": 3, "type": "nonsense"}']
     seen: list[dict[str, Any]] = []
-    with pytest.raises(InputLineError, match="^line 4: "):
+    with pytest.raises(InputLineError, match=r"^line 4: "):
         for ruling in adjudicate_lines(lines, game=GAME, players=PLAYERS, settings={}):
             seen.append(ruling.to_json())
     assert [r["coin"] for r in of_kind(seen, "legal")] == ["a", "b", "c"]
