@@ -98,6 +98,10 @@ def test_when_face_and_corners_read_one_rank_both_choose_the_suit(
     small = ACE_POOLED_PX_PER_MM
     assert read({"AS": 0.77, "AC": 0.16}, {"AC": 0.99, "AS": 0.01}, small) == "AC"
     assert read({"AS": 0.999, "AC": 1e-4}, {"AC": 0.99, "AS": 0.01}, small) == "AS"
+    # There the face's big pip counts as much as the corners' blob (kde jolly-royal's AC at
+    # 1.1 px/mm); a number card's small pips still count less.
+    assert read({"AS": 0.97, "AC": 0.025}, {"AC": 0.98, "AS": 0.02}, small) == "AC"
+    assert read({"5S": 0.97, "5C": 0.025}, {"5C": 0.98, "5S": 0.02}, small) == "5S"
 
 
 def test_a_card_indexed_in_one_corner_takes_its_suit_from_the_face(
