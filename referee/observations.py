@@ -145,7 +145,7 @@ class Setup(BaseModel):
     game: str | None = None
     players: tuple[str, ...] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
-    t: float = 0.0
+    t: Number = 0.0
 
 
 Observation = Annotated[

@@ -42,15 +42,28 @@ class Session:
         names = tuple(players) if players else rules.default_players
         return cls(rules, names, rules.settings(settings))
 
-    def feed(self, observation: Observation) -> tuple[Ruling, ...]:
-        if observation.t < self.last_t:
+    def check(self, observation: Observation, after: float | None = None) -> None:
+        """Refuse, before ruling anything, an observation this session cannot take: one
+        earlier than the last ruled (or than ``after``), or naming an unknown player."""
+        last = max(self.last_t, after if after is not None else self.last_t)
+        if observation.t < last:
             raise ObservationInputError(
-                f"time goes backwards (t={observation.t:g} after t={self.last_t:g})"
+                f"time goes backwards (t={observation.t:g} after t={last:g})"
             )
+        self.rules.check_player(self.state, getattr(observation, "player", None))
+
+    def feed(self, observation: Observation) -> tuple[Ruling, ...]:
+        self.check(observation)
         step = self.rules.apply(self.state, observation)
         self.state = step.state
         self.last_t = observation.t
         return step.rulings
+
+    def in_order(self, moment: Sequence[Observation]) -> list[int]:
+        """The order (indices) in which to rule observations made at one moment: as listed,
+        unless the game orders them itself (``Rules.orders_simultaneous``; the coin shoved
+        before the coins it knocked). The live tracker lists them in that order already."""
+        return self.rules.order_simultaneous(self.state, moment)
 
     def waited(self, t: float) -> tuple[Ruling, ...]:
         """Time ran on to ``t`` with nothing new seen: rulings that waited only for that."""
@@ -73,20 +86,21 @@ def adjudicate_lines(
     players: Sequence[str] | None,
     settings: Mapping[str, Any],
 ) -> Iterator[Ruling]:
-    """Rulings for observation JSON lines, as they come. Raises InputLineError.
+    """Rulings for observation JSON lines, as they come (for a game that orders one
+    moment's observations itself, once the moment is over). Raises InputLineError.
 
     The first line may be a setup line; command-line ``players`` and ``settings`` win
     over it, and a ``game`` given both ways must agree. For a game that orders what happens
     at one moment itself (``Rules.orders_simultaneous``), lines with the same ``t`` are
-    ruled together once a later moment's line (or the end) comes.
+    ruled together once a later moment's line (or the end) comes; each is checked (time
+    order, player) as it comes, so a bad line is named even while its moment is held.
     """
     session: Session | None = None
     number = 0
     setup_line = 0  # where a setup line gave players or settings (else the command line did)
-    held: list[tuple[int, Observation]] = []  # lines of one moment, not yet ruled
+    held: list[Observation] = []  # lines of one moment, not yet ruled (checked already)
     try:
-        for line, text in enumerate(lines, start=1):
-            number = line
+        for number, text in enumerate(lines, start=1):
             if not text.strip():
                 continue
             item = parse_line(text)
@@ -98,18 +112,16 @@ def adjudicate_lines(
                 continue
             if session is None:
                 session = _start(None, game, players, settings)
-            if held and item.t != held[0][1].t:
-                for number, observation in _in_order(session, held, clear=True):  # noqa: B007
-                    yield from session.feed(observation)  # (a bad one is named by number)
-                number = line
+            session.check(item, held[0].t if held else None)
+            if held and item.t != held[0].t:
+                yield from _rule_moment(session, held)
             if session.rules.orders_simultaneous:
-                held.append((line, item))
+                held.append(item)
             else:
                 yield from session.feed(item)
         if session is None:
             session = _start(None, game, players, settings)
-        for number, observation in _in_order(session, held, clear=True):  # noqa: B007
-            yield from session.feed(observation)
+        yield from _rule_moment(session, held)
         number = 0
         yield from session.finish()
     except (ObservationError, ObservationInputError, GeometryError) as error:
@@ -124,25 +136,21 @@ def adjudicate_lines(
         raise InputLineError(0, f"command line: {error}") from None
 
 
-def _in_order(session: Session, held: list[tuple[int, Observation]], *, clear: bool,
-              ) -> list[tuple[int, Observation]]:
-    """The lines of one moment (line number, observation) in the order the game rules them;
-    ``clear``: ``held`` is emptied (they are being ruled)."""
-    order = session.rules.order_simultaneous(session.state, [item for _, item in held])
-    ordered = [held[k] for k in order]
-    if clear:
-        held.clear()
-    return ordered
+def _rule_moment(session: Session, held: list[Observation]) -> Iterator[Ruling]:
+    """The held lines of one moment ruled, in the game's order; ``held`` is emptied. (Each
+    was checked when it came, so a bad one among them was named then.)"""
+    moment = list(held)
+    held.clear()
+    for k in session.in_order(moment):
+        yield from session.feed(moment[k])
 
 
-def _finish_quietly(session: Session, held: list[tuple[int, Observation]],
-                    ) -> tuple[Ruling, ...]:
+def _finish_quietly(session: Session, held: list[Observation]) -> tuple[Ruling, ...]:
     """The rulings still due when the input stops at a bad line: the lines of the moment
     before it not yet ruled (``held``), then the end of the input."""
     rulings: list[Ruling] = []
     try:
-        for _, observation in _in_order(session, held, clear=True):
-            rulings += session.feed(observation)
+        rulings += _rule_moment(session, held)
         return (*rulings, *session.finish())
     except (ObservationError, ObservationInputError, GeometryError):
         return tuple(rulings)

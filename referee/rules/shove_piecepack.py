@@ -110,7 +110,7 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
         if isinstance(observation, CoinStopped):
             return rulings + _coin_stopped(state, observation)
         if isinstance(observation, CoinRemoved):
-            if state.turn_ends_at is not None:  # removed the moment the turn ended
+            if state.turn_ends_at is not None:  # gone as the turn ended (_settles_same_turn)
                 state.gone_at_end.add(observation.id)
             else:
                 state.coins.pop(observation.id, None)
@@ -124,12 +124,16 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
         """Coins that stop at the same moment were moved by one shove: the coin not on the
         table before is the one shoved, the others were knocked by it, whatever order the
         input lists them in (a coin short of line 1 among them was knocked, not shoved
-        again)."""
+        again). Only the coins trade places; anything else stays where it was listed."""
         def on_table(k: int) -> bool:
             obs = observations[k]
             return isinstance(obs, CoinStopped) and obs.id not in state.gone_at_end \
                 and (obs.id in state.coins or obs.id in state.refused)
-        return sorted(range(len(observations)), key=on_table)
+        order = list(range(len(observations)))
+        slots = [k for k in order if isinstance(observations[k], CoinStopped)]
+        for slot, k in zip(slots, sorted(slots, key=on_table), strict=True):
+            order[slot] = k
+        return order
 
     def _finish(self, state: ShovePiecepackState, t: float) -> list[Ruling]:
         if state.turn_ends_at is None or state.game_over:
@@ -151,7 +155,8 @@ def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> 
     this turn seen stopping again, or gone (knocked off the board), within
     ``KNOCK_SETTLE_S``, unless it names the other player (their turn has begun)."""
     if not isinstance(observation, CoinStopped | CoinRemoved) \
-            or observation.id not in state.coins or state.turn_ends_at is None \
+            or observation.id not in (*state.coins, *state.refused) \
+            or state.turn_ends_at is None \
             or observation.id in state.gone_at_end:  # a removed coin's id is a new coin's
         return False
     if getattr(observation, "player", None) not in (None, state.to_play):
@@ -183,8 +188,9 @@ def _coin_stopped(state: ShovePiecepackState, obs: CoinStopped) -> list[Ruling]:
         return [Illegal(t=obs.t, player=shover, rule="out_of_turn", coin=obs.id,
                         message=f"It is {state.to_play}'s turn, not {shover}'s: that coin is "
                                 "not played, take it back.")]
-    if obs.id in state.refused and coin is None and obs.t == state.shoved_at:
-        return []  # a coin ruled out of turn, knocked by the coin just shoved: still not played
+    if obs.id in state.refused and coin is None and (
+            obs.t == state.shoved_at or state.turn_ends_at is not None):
+        return []  # a coin ruled out of turn, knocked by a coin of this turn: not played
     if coin is not None and coin.played is not None:  # knocked by another coin
         coin.center, coin.radius, coin.moved = obs.center, radius, True
         return []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import groupby
 from typing import Any, Literal
 
 from referee.adjudication import Session
@@ -47,13 +48,20 @@ def readjudicate(game: str, players: Sequence[str], settings: Mapping[str, Any],
     session = Session.start(game, players, settings)
     out: list[RulingAt] = []
     last = 0
-    for entry in entries:
-        out.extend(RulingAt(entry.index, r) for r in session.feed(entry.observation))
-        last = entry.index
+    for moment in _moments(entries):  # ruled as `referee adjudicate` rules them
+        for k in session.in_order([entry.observation for entry in moment]):
+            out.extend(RulingAt(moment[k].index, r)
+                       for r in session.feed(moment[k].observation))
+        last = moment[-1].index
     if finish:
         out.extend(RulingAt(last, r) for r in session.finish())
     return out
 
+
+
+def _moments(entries: Sequence[Entry]) -> list[list[Entry]]:
+    """Runs of entries made at the same moment (the same ``t``), in order."""
+    return [list(run) for _, run in groupby(entries, key=lambda e: e.observation.t)]
 
 
 def apply_correction(entries: Sequence[Entry], corners: Sequence[Point], old: str,

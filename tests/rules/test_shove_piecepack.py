@@ -389,3 +389,35 @@ def test_the_last_moment_before_a_bad_line_is_ruled_and_the_bad_line_named() -> 
         for ruling in adjudicate_lines(lines, game=GAME, players=PLAYERS, settings={}):
             seen.append(ruling.to_json())
     assert [r["coin"] for r in of_kind(seen, "legal")] == ["a", "b", "c"]
+
+
+def test_a_coin_ruled_out_of_turn_and_knocked_by_the_fifth_is_not_the_next_player_s_shove(
+        ) -> None:
+    observations = [{**coin("x", bed_centre(3)), "t": 1.0, "player": "Ben"},
+                    *({**coin(f"c{i}", 60.0), "t": 2.0 + i} for i in range(5)),
+                    {**coin("x", bed_centre(2)), "t": 6.0}]
+    rulings = rule(observations)
+    assert [(r["coin"], r["player"]) for r in of_kind(rulings, "illegal")] == [("x", "Ben")]
+    assert [r["coin"] for r in of_kind(rulings, "legal")] == [f"c{i}" for i in range(5)]
+
+
+def test_only_the_coins_of_one_moment_trade_places_a_declaration_stays_last() -> None:
+    # At t=3 the coin shoved (n) knocks the short coin s into bed 2, listed before it; the
+    # end of the turn declared at that moment comes after both.
+    observations = [{**coin("s", TILE - R - 5), "t": 1.0}, {**coin("c0", 60.0), "t": 2.0},
+                    {**coin("s", bed_centre(2)), "t": 3.0}, {**coin("n", 60.0), "t": 3.0},
+                    {**declare("end_turn"), "t": 3.0}]
+    rulings = rule(observations)
+    assert [(r["coin"], r["bed"]) for r in of_kind(rulings, "bed_scored")] == [("s", 2)]
+    assert [r["coin"] for r in of_kind(rulings, "legal")] == ["c0", "n"]
+
+
+def test_a_line_going_back_in_time_is_named_while_its_moment_is_held() -> None:
+    import json
+
+    from referee.adjudication import InputLineError, adjudicate_lines
+
+    lines = [json.dumps({"t": 2.0, **coin("a", bed_centre(1))}),
+             json.dumps({"t": 1.0, **coin("b", bed_centre(2))}), '{"t": 3, "type": "nonsense"}']
+    with pytest.raises(InputLineError, match=r"^line 2: time goes backwards"):
+        list(adjudicate_lines(lines, game=GAME, players=PLAYERS, settings={}))
