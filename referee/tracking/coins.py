@@ -34,6 +34,12 @@ SAME_PLACE_MM: Final = 3.0
 #: A coin whose disc changed less than this (90th percentile of the colour change since
 #: the last stable state) lies where it lay, however its centre reads this time.
 STILL_LEVEL: Final = 10
+#: A coin seen stopping whose disc still changed this much (90th percentile of the colour
+#: change) between the first and the last frame of the still run was still creeping: far
+#: from the camera a pale coin slowing down moves too faintly for the motion gate
+#: (shove-piecepack-1501: taken 80 mm short of where it stopped, p90 25; coins read 1-2 mm
+#: short and 0.3-0.5 s early, p90 16-35). Coins at rest: at most 13, mostly under 8.
+SETTLING_LEVEL: Final = 15
 #: A coin missing from its place, and one of its colour this near it, was nudged (mm).
 NUDGED_MM: Final = 6.0
 #: A coin's centre is a distance-map peak at least this share of its radius deep, and
@@ -211,7 +217,10 @@ class CoinObserver:
         self.background = state.copy()
         self._last = self.background
 
-    def compare(self, state: Image) -> CoinChanges:
+    def compare(self, state: Image, first: Image | None = None) -> CoinChanges | None:
+        """The coins that stopped and were removed since the last commit; None when a
+        coin found at a new place still changed since ``first`` (the still run's first
+        frame, warped): it has not stopped yet."""
         if self.background is None:
             self.start(state)
             return CoinChanges((), ())
@@ -236,6 +245,13 @@ class CoinObserver:
         # coin it found on the last (shove-piecepack-1301). It stays where it lay.
         missing = [c for c in missing if c not in untouched]
         nudged = [Coin(coin.id, place, colour=colours[place]) for coin, place in moved]
+        if first is not None and unmatched:
+            creep = colour_change(state, first)
+            if any(np.percentile(creep[self._disc(creep.shape, place, COIN_MM / 2 + 2)
+                                       .astype(bool)], 90) >= SETTLING_LEVEL
+                   for place in unmatched):
+                self._comparing = None
+                return None
         # The shoved coin stops behind (nearer the front than) every coin it knocked.
         unmatched.sort(key=lambda p: p[1])
         stopped: list[Coin] = []

@@ -211,6 +211,7 @@ class StableDetector:
         # Still frames in a row, once the run has been reported, that differ from the
         # stable state taken: a change no motion was seen for.
         self._changed = _Span()
+        self._restarted = False  # the run was restarted (``restart``): half as long
 
     def _frames(self, seconds: float) -> int:
         dt = float(np.median(self._dts)) if self._dts else 1.0 / 15.0
@@ -229,7 +230,7 @@ class StableDetector:
             return None
         if reading.moving:
             self._still.clear()
-            self._reported = self._paused_since_report = False
+            self._reported = self._paused_since_report = self._restarted = False
             self._after_pause.clear()
             self._changed.clear()
             return None
@@ -238,8 +239,11 @@ class StableDetector:
         # A still arm is a hand holding something down; but a change at the border that
         # stays (a card laid at the edge of the view) must not block the referee forever.
         needed = self._frames(ARM_PATIENCE_S if reading.arm_in_view else self.still_s)
+        if self._restarted:
+            needed = max(2, needed // 2)
         if self._still.count >= needed and not self._reported:
             self._reported = True
+            self._restarted = False
             self._paused_since_report = False
             return self._still.run()
         if self._paused_since_report and self._after_pause.count >= needed:
@@ -260,6 +264,16 @@ class StableDetector:
             self._changed.clear()
             return run
         return None
+
+    def restart(self) -> None:
+        """The still run just reported was not still after all (a coin still creeping, too
+        faintly for the gate): count a new run from the next frame, half as long (the one
+        before it was still to the gate; the caller compares across both)."""
+        self._still.clear()
+        self._reported = self._paused_since_report = False
+        self._after_pause.clear()
+        self._changed.clear()
+        self._restarted = True
 
     @property
     def still_needed(self) -> int:

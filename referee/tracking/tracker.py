@@ -38,7 +38,7 @@ from referee.tracking.cards import (
     TableCard,
     as_table_card,
 )
-from referee.tracking.coins import CoinObserver
+from referee.tracking.coins import CoinChanges, CoinObserver
 from referee.tracking.motion import STILL_FRAMES, MotionGate, StableDetector, small_frame
 from referee.tracking.seats import ArmTracer, SeatDirection, seat_directions
 from referee.tracking.tokens import read_board
@@ -59,6 +59,10 @@ CARD_SCALE: Final = 1.5
 BOARD_SCALE: Final = 2.0
 #: Motion this near a coin (mm) means something touched it.
 COIN_TOUCH_MM: Final = 15.0
+#: A stable state refused because a coin still creeps (``CoinObserver.compare``) is taken
+#: again after a further still run; after this many in a row it is taken as it is (a coin
+#: that never seems to settle must not hold the referee back for ever).
+CREEP_RETRIES: Final = 8
 #: A card read as one already on the table is taken for its runner-up read at least this
 #: sure (mean over the frames read; models/README.md).
 RUNNER_UP_MIN: Final = 0.25
@@ -91,6 +95,7 @@ class TableTracker:
         self._frames: deque[Image] = deque(maxlen=STILL_FRAMES)
         self._still_since: float | None = None
         self._arm_seen = False
+        self._creep_retries = 0  # stable states in a row refused for a creeping coin
         self._players = tuple(players)
         self._seats: tuple[SeatDirection, ...] = ()
         layout = layout_for_game(game)
@@ -153,13 +158,20 @@ class TableTracker:
         if run is None:
             return TrackerStep(reading.moving, self.detector.still_for, False,
                                still_since=self._still_since)
-        self.gate.settle()
         t0 = round(run.start_t, 3)
         state = self.view.warp(image)
+        changes: CoinChanges | None = None
+        if self.mode == "coins":
+            changes = self._coin_changes(state)
+            if changes is None:  # a coin still creeping: the table is not still yet
+                self.detector.restart()
+                return TrackerStep(False, self.detector.still_for, False,
+                                   still_since=self._still_since)
+        self.gate.settle()
         if self.mode == "cards":
             observations, impossible = self._cards(t0, state)
         elif self.mode == "coins":
-            observations, impossible = self._coins(t0, state)
+            observations, impossible = self._coins(t0, changes)
         else:
             observations, impossible = self._tokens(t0, state), []
         self.arms.reset()
@@ -213,8 +225,19 @@ class TableTracker:
 
     # --- coins -------------------------------------------------------------------------
 
-    def _coins(self, t: float, state: Image) -> tuple[list[Observation], list[Impossible]]:
-        changes = self.coins.compare(state)
+    def _coin_changes(self, state: Image) -> CoinChanges | None:
+        """The coins' changes in a stable state; None while a coin found at a new place
+        still creeps (it changed since the still run's first frame), at most
+        ``CREEP_RETRIES`` times in a row."""
+        first = self.view.warp(self._frames[0]) \
+            if self._frames and self._creep_retries < CREEP_RETRIES else None
+        changes = self.coins.compare(state, first)
+        self._creep_retries = self._creep_retries + 1 if changes is None else 0
+        return changes
+
+    def _coins(self, t: float, changes: CoinChanges | None,
+               ) -> tuple[list[Observation], list[Impossible]]:
+        assert changes is not None
         observations: list[Observation] = [
             CoinStopped(t=t, type="coin_stopped", id=c.id,
                         center=(round(c.center[0], 2), round(c.center[1], 2)), radius=c.radius)

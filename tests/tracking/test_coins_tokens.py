@@ -176,3 +176,18 @@ def test_a_faint_soft_shadow_does_not_pull_a_pale_coins_centre(blur_mm: float) -
     # outer part, 5-10% darker, is shadow too, not coin (1.5-1.75 mm off with 0.9).
     _shadowed_coins_found(2, shadow_mm=2.5, blur_mm=blur_mm, depth=0.12,
                           colour=(150, 200, 225), within_mm=0.6)
+
+
+def test_a_coin_that_still_crept_during_the_still_run_has_not_stopped_yet() -> None:
+    # Far from the camera a pale coin slowing down moves too faintly for the motion gate
+    # (shove-piecepack-1501): the still run's first frame shows it 8 mm back.
+    observer = CoinObserver(VIEW)
+    observer.start(_board([]))
+    assert observer.compare(_board([(100.0, 120.0)]), first=_board([(100.0, 112.0)])) is None
+    settled = observer.compare(_board([(100.0, 120.0)]), first=_board([(100.0, 120.0)]))
+    assert settled is not None and [c.id for c in settled.stopped] == ["coin1"]
+    observer.commit(settled)
+    # A coin that lies still is no reason to wait, whatever crept elsewhere before.
+    again = observer.compare(_board([(100.0, 120.0), (60.0, 200.0)]),
+                             first=_board([(100.0, 120.0), (60.0, 200.0)]))
+    assert again is not None and [c.id for c in again.stopped] == ["coin2"]

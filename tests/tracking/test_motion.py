@@ -18,6 +18,20 @@ def test_a_still_table_becomes_stable_once() -> None:
     assert runs.index(found[0]) == STILL_FRAMES - 1
 
 
+def test_a_run_found_not_still_after_all_is_counted_again_from_the_next_frame() -> None:
+    gate, detector = MotionGate(), StableDetector()
+    runs = []
+    for i in range(12):
+        run = detector.update(i, i / 15, gate.update(_frame()))
+        if run is not None and not any(runs):
+            detector.restart()  # a coin was still creeping: not this one
+        runs.append(run)
+    found = [(i, r.start_index) for i, r in enumerate(runs) if r is not None]
+    # The new run is half as long: the one before it was still to the gate too.
+    half = STILL_FRAMES // 2
+    assert found == [(STILL_FRAMES - 1, 0), (STILL_FRAMES + half - 1, STILL_FRAMES)]
+
+
 def test_movement_resets_and_the_state_after_it_starts_at_the_first_still_frame() -> None:
     gate, detector = MotionGate(), StableDetector()
     frames = [_frame()] * 5 + [_frame(x) for x in (100, 140, 180)] + [_frame(180)] * 8
