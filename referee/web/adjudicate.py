@@ -58,7 +58,6 @@ def readjudicate(game: str, players: Sequence[str], settings: Mapping[str, Any],
     return out
 
 
-
 def _moments(entries: Sequence[Entry]) -> list[list[Entry]]:
     """Runs of entries made at the same moment (the same ``t``), in order."""
     return [list(run) for _, run in groupby(entries, key=lambda e: e.observation.t)]
