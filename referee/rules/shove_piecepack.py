@@ -125,13 +125,10 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
         table before is the one shoved, the others were knocked by it, whatever order the
         input lists them in (a coin short of line 1 among them was knocked, not shoved
         again). Only the coins trade places; anything else stays where it was listed."""
-        def on_table(k: int) -> bool:
-            obs = observations[k]
-            return isinstance(obs, CoinStopped) and obs.id not in state.gone_at_end \
-                and (obs.id in state.coins or obs.id in state.refused)
         order = list(range(len(observations)))
         slots = [k for k in order if isinstance(observations[k], CoinStopped)]
-        for slot, k in zip(slots, sorted(slots, key=on_table), strict=True):
+        known = sorted(slots, key=lambda k: _of_this_turn(state, observations[k]))
+        for slot, k in zip(slots, known, strict=True):
             order[slot] = k
         return order
 
@@ -150,16 +147,20 @@ class ShovePiecepackRules(Rules[ShovePiecepackState, ShovePiecepackSettings]):
         return self.finish(state, t)
 
 
+def _of_this_turn(state: ShovePiecepackState, observation: Observation) -> bool:
+    """A coin observation about a coin already on the table this turn (shoved, or ruled out
+    of turn); a removed coin's id seen again is a new coin's."""
+    return isinstance(observation, CoinStopped | CoinRemoved) \
+        and observation.id in (*state.coins, *state.refused) \
+        and observation.id not in state.gone_at_end
+
+
 def _settles_same_turn(state: ShovePiecepackState, observation: Observation) -> bool:
     """Coins knocked by the last coin come to rest with it or just after it: a coin of
     this turn seen stopping again, or gone (knocked off the board), within
     ``KNOCK_SETTLE_S``, unless it names the other player (their turn has begun)."""
-    if not isinstance(observation, CoinStopped | CoinRemoved) \
-            or observation.id not in (*state.coins, *state.refused) \
-            or state.turn_ends_at is None \
-            or observation.id in state.gone_at_end:  # a removed coin's id is a new coin's
-        return False
-    if getattr(observation, "player", None) not in (None, state.to_play):
+    if not _of_this_turn(state, observation) or state.turn_ends_at is None \
+            or getattr(observation, "player", None) not in (None, state.to_play):
         return False
     return observation.t - state.turn_ends_at < KNOCK_SETTLE_S
 

@@ -171,6 +171,7 @@ class TableTracker:
         if self.mode == "cards":
             observations, impossible = self._cards(t0, state)
         elif self.mode == "coins":
+            assert changes is not None  # taken above
             observations, impossible = self._coins(t0, changes)
         else:
             observations, impossible = self._tokens(t0, state), []
@@ -235,9 +236,8 @@ class TableTracker:
         self._creep_retries = self._creep_retries + 1 if changes is None else 0
         return changes
 
-    def _coins(self, t: float, changes: CoinChanges | None,
+    def _coins(self, t: float, changes: CoinChanges,
                ) -> tuple[list[Observation], list[Impossible]]:
-        assert changes is not None
         observations: list[Observation] = [
             CoinStopped(t=t, type="coin_stopped", id=c.id,
                         center=(round(c.center[0], 2), round(c.center[1], 2)), radius=c.radius)
