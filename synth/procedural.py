@@ -72,7 +72,16 @@ JOKER_STYLES: Final = 7
 #: recipes 3 drew them.
 STAND_IN_FIRST: Final = 1000
 #: Bumped whenever a recipe draws differently: the cache of drawn cards is kept per version.
-RECIPE_VERSION: Final = 4
+RECIPE_VERSION: Final = 5
+#: Jumbo indices (recipes 5): how many training designs print them, and how tall (mm). Real
+#: jumbo-index decks print a rank 12-16 mm tall; aisleriot tango_nuevo 15.5 mm. Every design
+#: before drew it 5-10.5 mm tall, and the index model read such a rank as another
+#: (tango_nuevo's 10 as a 7, its 8 as a K).
+JUMBO_SHARE: Final = 0.2
+JUMBO_RANK_MM: Final = (11.5, 17.0)
+#: The index cut is 32 mm tall (``referee.detection.crops.INDEX_MM``): a suit printed below
+#: a jumbo rank ends this far from the card's top edge at most.
+JUMBO_INDEX_END_MM: Final = 30.0
 STAR: Final = "\u2605"
 MOTIFS: Final = ("\u2605", "\u2666", "\u25cf", "\u2726", "\u273f", "\u2740", "\u25c6", "\u2756")
 
@@ -185,6 +194,20 @@ class _Recipe:
         self.ace_ring = ornate.random() < 0.3
         self.ace_word = ornate.random() < 0.5
         self.ace_seed = int(ornate.integers(2**31))
+        # Jumbo indices (recipes 5): a rank 11.5-17 mm tall, its suit small below it, across
+        # the top, or (as tango_nuevo prints it) across the top over one giant pip. A sixth
+        # stream; the stand-in designs stay as they were drawn.
+        jumbo = np.random.default_rng(60_000 + index)
+        if jumbo.random() < JUMBO_SHARE and index < STAND_IN_FIRST:
+            self.rank_mm = float(jumbo.uniform(*JUMBO_RANK_MM))
+            self.beside = False
+            self.across = jumbo.random() < 0.4
+            self.giant = self.giant or (self.across and jumbo.random() < 0.5)
+            below = JUMBO_INDEX_END_MM - self.index_y_mm - self.rank_mm - 0.9
+            self.suit_mm = float(min(self.rank_mm * jumbo.uniform(0.45, 0.8), below))
+            if self.suit_mm < 4.0 and not self.across:  # no room below: across the top
+                self.across = True
+                self.suit_mm = self.rank_mm * 0.6
         court_pool = _court_decks()
         self.court_deck = court_pool[int(rng.integers(len(court_pool)))] if court_pool else None
         # Jokers as unfamiliar designs draw them (recipes 4): a jester drawn here, in colours

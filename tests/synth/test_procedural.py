@@ -13,6 +13,8 @@ from synth.decks import decks_for
 from synth.procedural import (
     BACK_STYLES,
     JOKER_STYLES,
+    JUMBO_INDEX_END_MM,
+    JUMBO_RANK_MM,
     STAND_IN_FIRST,
     H,
     W,
@@ -161,3 +163,24 @@ def test_recipes_4_give_training_designs_new_jokers_and_leave_the_stand_ins() ->
     styles = {_Recipe(i).joker_style for i in range(STAND_IN_FIRST, STAND_IN_FIRST + 100)}
     assert JOKER_STYLES - 1 not in styles
     assert any(_Recipe(i).joker_style == JOKER_STYLES - 1 for i in range(96))
+
+
+def test_recipes_5_give_some_training_designs_jumbo_indices_that_fit_the_index_cut() -> None:
+    """Recipes 5: about a fifth of the training designs print a rank 11.5-17 mm tall (real
+    jumbo-index decks, aisleriot tango_nuevo), its suit below it inside the 32 mm index cut
+    or across the top; the stand-in designs keep their indices."""
+    jumbo = [r for r in (_Recipe(i) for i in range(96)) if r.rank_mm > 10.5]
+    assert 10 <= len(jumbo) <= 30
+    assert all(JUMBO_RANK_MM[0] <= r.rank_mm <= JUMBO_RANK_MM[1] for r in jumbo)
+    assert any(r.across for r in jumbo) and any(not r.across for r in jumbo)
+    assert any(r.across and r.giant for r in jumbo)
+    for r in jumbo:
+        if not r.across:
+            end = r.index_y_mm + r.rank_mm + 0.9 + r.suit_mm
+            assert end <= JUMBO_INDEX_END_MM + 1e-9
+    assert all(_Recipe(i).rank_mm <= 10.5 for i in range(STAND_IN_FIRST, STAND_IN_FIRST + 100))
+    recipe = next(r for r in jumbo if not r.across)
+    card = cv2.cvtColor(np.asarray(_face(recipe, "7S")), cv2.COLOR_RGBA2BGRA)
+    rank_bottom = round((recipe.index_y_mm + recipe.rank_mm) * 4)
+    suit = slice(rank_bottom + 4, round(JUMBO_INDEX_END_MM * 4))
+    assert _ink(card, suit, slice(0, 26 * 4)) > 0.01  # the suit under the rank, in the cut
