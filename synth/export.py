@@ -30,6 +30,7 @@ from tqdm import tqdm
 
 from referee.detection.crops import INDEX_MM, card_crops, corner_of
 from synth.random_scenes import UNCOVERED_VIEW_MM, random_scene
+from synth.procedural import turned_index_hidden
 
 MIN_VISIBLE = 0.2  # cards less visible than this are not labelled for detection
 #: With ``--covered-kinds`` (stacks squared up, things on cards) a sliver of a card is
@@ -94,7 +95,9 @@ def render_one(job: Job) -> dict[str, Any]:
             if line:
                 lines.append(line)
         label = obj.label if obj.label != "back" else "back"
-        readable = obj.index_visible or [0.0, 0.0]
+        readable = list(obj.index_visible or [0.0, 0.0])
+        if obj.deck is not None and turned_index_hidden(obj.deck, obj.label):
+            readable[1] = 0.0  # a giant pip covers the turned index: no sample of it
         if not _in_frame(corners, size) or _short_side_px(corners) < MIN_CARD_WIDTH_PX:
             continue
         first, second, face = card_crops(image, corners, job.index_mm)

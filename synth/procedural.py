@@ -72,7 +72,7 @@ JOKER_STYLES: Final = 7
 #: recipes 3 drew them.
 STAND_IN_FIRST: Final = 1000
 #: Bumped whenever a recipe draws differently: the cache of drawn cards is kept per version.
-RECIPE_VERSION: Final = 5
+RECIPE_VERSION: Final = 6
 #: Jumbo indices (recipes 5): how many training designs print them, and how tall (mm). Real
 #: jumbo-index decks print a rank 12-16 mm tall; aisleriot tango_nuevo 15.5 mm. Every design
 #: before drew it 5-10.5 mm tall, and the index model read such a rank as another
@@ -82,6 +82,8 @@ JUMBO_RANK_MM: Final = (11.5, 17.0)
 #: The index cut is 32 mm tall (``referee.detection.crops.INDEX_MM``): a suit printed below
 #: a jumbo rank ends this far from the card's top edge at most.
 JUMBO_INDEX_END_MM: Final = 30.0
+#: Of the designs drawing one giant pip, the share whose pip runs off the card (recipes 6).
+BLEED_SHARE: Final = 0.6
 STAR: Final = "\u2605"
 MOTIFS: Final = ("\u2605", "\u2666", "\u25cf", "\u2726", "\u273f", "\u2740", "\u25c6", "\u2756")
 
@@ -208,6 +210,14 @@ class _Recipe:
             if self.suit_mm < 4.0 and not self.across:  # no room below: across the top
                 self.across = True
                 self.suit_mm = self.rank_mm * 0.6
+        # A giant pip running off the card's edges (recipes 6), as cartoon designs draw it
+        # (aisleriot tango_nuevo): the pip 0.6-0.8 of the card tall, its centre low and right
+        # of the middle, on the aces too. A seventh stream; the stand-ins stay.
+        bleed = np.random.default_rng(70_000 + index)
+        self.bleed = self.giant and bleed.random() < BLEED_SHARE and index < STAND_IN_FIRST
+        self.bleed_size = float(bleed.uniform(0.6, 0.8))
+        self.bleed_x = float(bleed.uniform(0.5, 0.62))
+        self.bleed_y = float(bleed.uniform(0.62, 0.75))
         court_pool = _court_decks()
         self.court_deck = court_pool[int(rng.integers(len(court_pool)))] if court_pool else None
         # Jokers as unfamiliar designs draw them (recipes 4): a jester drawn here, in colours
@@ -354,6 +364,9 @@ def _face(recipe: _Recipe, code: str) -> PILImage.Image:
     if parsed.rank >= 11:
         _court_picture(card, recipe, code, margin_mm=max(8.0, index_w / px + 1.0))
         return card
+    if recipe.bleed and parsed.rank <= 10:
+        _bleeding_pip(card, recipe, parsed.suit, ink, index_end_px=_index_end(recipe) * px)
+        return card
     if parsed.rank == 1:
         if recipe.ornate_spade if parsed.suit == "S" else recipe.ornate_others:
             _ornate_ace(card, recipe, parsed.suit, ink)
@@ -374,6 +387,24 @@ def _face(recipe: _Recipe, code: str) -> PILImage.Image:
         _centred(card, pip, left + fx * (right - left), top + fy * (bottom - top),
                  turned=fy > 0.5)
     return card
+
+
+def _index_end(recipe: _Recipe) -> float:
+    """How far (mm) from the card's top edge the corner index reaches at most."""
+    below = 0.0 if recipe.across or recipe.beside else 0.9 + recipe.suit_mm
+    return recipe.index_y_mm + recipe.rank_mm + below
+
+
+def _bleeding_pip(card: PILImage.Image, recipe: _Recipe, suit: str,
+                  ink: tuple[int, int, int], index_end_px: float) -> None:
+    """One giant pip, low and right of the middle, cut by the card's edges; its top
+    keeps 3 mm clear of the corner index."""
+    big = _suit(recipe, suit, H * recipe.bleed_size, ink)
+    cx, cy = W * recipe.bleed_x, H * recipe.bleed_y
+    cy = max(cy, index_end_px + 3 * ART_PX_PER_MM + big.height / 2)
+    layer = PILImage.new("RGBA", (W, H), (0, 0, 0, 0))
+    layer.paste(big, (round(cx - big.width / 2), round(cy - big.height / 2)), big)
+    card.alpha_composite(layer)
 
 
 def _ornate_ace(card: PILImage.Image, recipe: _Recipe, suit: str,
@@ -702,6 +733,20 @@ def _rounded(card: PILImage.Image) -> np.ndarray:
     rgba = np.asarray(card.convert("RGBA")).copy()
     rgba[..., 3] = np.minimum(rgba[..., 3], np.asarray(mask))
     return np.asarray(cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA), dtype=np.uint8)
+
+
+@lru_cache(maxsize=None)
+def _bleeds(index: int) -> bool:
+    return _Recipe(index).bleed
+
+
+def turned_index_hidden(deck: str, code: str) -> bool:
+    """Whether the card's turned (bottom-right) index lies under a giant pip running off
+    the card (recipes 6): that corner shows the pip, so it is no sample of the index."""
+    if not is_procedural(deck) or code in ("JK", "back"):
+        return False
+    rank = Card.parse(code).rank
+    return rank <= 10 and _bleeds(int(deck.removeprefix(PREFIX)))
 
 
 def rasterise_procedural(deck: str) -> dict[str, Path]:

@@ -24,6 +24,7 @@ from synth.procedural import (
     _suit,
     procedural_decks,
     rasterise_procedural,
+    turned_index_hidden,
 )
 
 
@@ -184,3 +185,25 @@ def test_recipes_5_give_some_training_designs_jumbo_indices_that_fit_the_index_c
     rank_bottom = round((recipe.index_y_mm + recipe.rank_mm) * 4)
     suit = slice(rank_bottom + 4, round(JUMBO_INDEX_END_MM * 4))
     assert _ink(card, suit, slice(0, 26 * 4)) > 0.01  # the suit under the rank, in the cut
+
+
+def test_recipes_6_draw_some_giant_pips_running_off_the_card_over_the_turned_index() -> None:
+    """Recipes 6: some giant-pip designs draw the pip 0.6-0.8 of the card tall, low and
+    right, cut by the card's edges (aisleriot tango_nuevo's cartoon pips), clear of the
+    top-left index; the turned index it covers is no sample for the index model."""
+    bleeding = [i for i in range(96) if _Recipe(i).bleed]
+    assert bleeding and all(_Recipe(i).giant for i in bleeding)
+    assert not any(_Recipe(i).bleed for i in range(STAND_IN_FIRST, STAND_IN_FIRST + 100))
+    recipe = _Recipe(bleeding[0])
+    card = cv2.cvtColor(np.asarray(_face(recipe, "7S")), cv2.COLOR_RGBA2BGRA)
+    edges = (_ink(card, slice(H - 12, H - 4), slice(W // 3, W - 4)),  # the bottom edge
+             _ink(card, slice(H // 2, H - 4), slice(W - 10, W - 4)))  # the right edge
+    assert max(edges) > 0.1  # the pip runs off the card
+    rank_end = round((recipe.index_y_mm + recipe.rank_mm) * 4)
+    assert _ink(card, slice(0, rank_end), slice(0, 26 * 4)) > 0.01  # the index still shows
+    assert _ink(card, slice(rank_end + 24, rank_end + 28), slice(0, 8)) == 0.0  # pip below it
+    assert turned_index_hidden(f"proc:{bleeding[0]:02d}", "7S")
+    assert not turned_index_hidden(f"proc:{bleeding[0]:02d}", "KS")  # courts: no pip
+    plain = next(i for i in range(96) if not _Recipe(i).bleed)
+    assert not turned_index_hidden(f"proc:{plain:02d}", "7S")
+    assert not turned_index_hidden("aisleriot:tango_nuevo", "7S")
