@@ -29,8 +29,8 @@ import numpy as np
 from tqdm import tqdm
 
 from referee.detection.crops import INDEX_MM, card_crops, corner_of
-from synth.random_scenes import UNCOVERED_VIEW_MM, random_scene
 from synth.procedural import turned_index_hidden
+from synth.random_scenes import UNCOVERED_VIEW_MM, random_scene
 
 MIN_VISIBLE = 0.2  # cards less visible than this are not labelled for detection
 #: With ``--covered-kinds`` (stacks squared up, things on cards) a sliver of a card is

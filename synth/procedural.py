@@ -16,7 +16,7 @@ Cards are cached like packaged ones (252 x 352 px RGBA, rounded corners) under
 from __future__ import annotations
 
 import subprocess
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Final
 
@@ -735,7 +735,7 @@ def _rounded(card: PILImage.Image) -> np.ndarray:
     return np.asarray(cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA), dtype=np.uint8)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bleeds(index: int) -> bool:
     return _Recipe(index).bleed
 
