@@ -308,7 +308,9 @@ def _moves(phase: Phase, node: Node) -> Iterator[tuple[Ply, Node]]:
     occupied = {s for s in (*position.red, *position.blue) if s is not None}
     waiting = any(own[label] is not None for label in phase.overdue - node.moved)
     for label, square in enumerate(own):
-        if square is None or (waiting and label not in phase.overdue):
+        # While an overdue piece waits, only the overdue pieces not yet moved may move: one
+        # that has moved is no longer overdue, so it is "any other piece" (rules.md).
+        if square is None or (waiting and (label not in phase.overdue or label in node.moved)):
             continue
         moved = node.moved | {label} if label in phase.overdue else node.moved
         for dr, dc in ORTHOGONAL:

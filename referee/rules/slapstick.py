@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -148,6 +149,10 @@ def _play(state: SlapstickState, obs: CardPlaced) -> list[Ruling]:
     ):
         return [Impossible(t=obs.t, player=player, rule="card_already_on_table", card=str(card),
                            message=f"The {card.name} is already in the row: a misread.")]
+    elsewhere = _held_elsewhere(state, player, card)
+    if elsewhere is not None:
+        return [Impossible(t=obs.t, player=player, rule="card_already_played", card=str(card),
+                           message=f"The {card.name} {elsewhere}: a misread.")]
     hand = state.hands[player]
     if state.string_player is not None and player == state.string_player:
         if hand.count == 0:  # the turn stays with the next player
@@ -166,6 +171,23 @@ def _play(state: SlapstickState, obs: CardPlaced) -> list[Ruling]:
                                    hand_counts=_counts(state),
                                    message=f"{player} plays the {card.name}.")]
     return rulings + _after_card(state, obs.t, player, card)
+
+
+def _held_elsewhere(state: SlapstickState, player: str, card: Card) -> str | None:
+    """Why ``player`` cannot hold a card the engine has seen taken (None if they may): it
+    lies in another player's hand (a row they took) or in a penalty pile (two players);
+    for a joker, every joker of the game lies there or in the row."""
+    places: list[tuple[str, Sequence[Card]]] = [
+        (f"is in {other}'s hand", hand.known) for other, hand in state.hands.items()
+        if other != player]
+    places += [(f"is in {other}'s penalty pile", hand.pile)
+               for other, hand in state.hands.items()]
+    if card.is_joker:
+        seen = sum(c == card for _, c in state.row) + sum(
+            list(cards).count(card) for _, cards in places)
+        return (f"cannot be {player}'s (all {state.joker_count} lie in the row or in taken "
+                "rows)") if seen >= state.joker_count else None
+    return next((where for where, cards in places if card in cards), None)
 
 
 def _no_cards_left(obs: CardPlaced, player: str, card: Card) -> Impossible:

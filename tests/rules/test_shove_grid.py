@@ -556,6 +556,19 @@ def test_overdue_piece_must_move_before_the_others(tmp_path: Path) -> None:
     assert kinds(game.see(".B.\n...\n..B\n.R.\n.V.")) == ["legal", "turn"]
 
 
+def test_an_overdue_piece_once_moved_waits_for_the_other_overdue_pieces(
+        tmp_path: Path) -> None:
+    # Both blue pieces stood still on turn 1, so both are overdue on turn 2: once (4,0) has
+    # moved it is no longer overdue, and may not move again before (4,2) has moved.
+    game = Game(board=layout_file(tmp_path, OVERDUE), blue_every=1, red_every=9)
+    game.roll(1)
+    game.end()
+    game.roll(2)
+    illegal = only(game.see("..B\n...\nB..\n.R.\n.V."), "illegal")  # (4,0) twice
+    assert illegal["rule"] == "overdue_not_moved"
+    assert kinds(game.see("...\nB.B\n...\n.R.\n.V.")) == ["legal", "turn"]  # each once
+
+
 def test_an_overdue_piece_left_unmoved_with_actions_to_spare_is_illegal(
         tmp_path: Path) -> None:
     game = Game(board=layout_file(tmp_path, OVERDUE), blue_every=1, red_every=9)

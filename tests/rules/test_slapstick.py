@@ -397,3 +397,36 @@ def test_a_string_owner_with_no_cards_left_does_not_take_the_turn_from_the_next_
     assert last(rulings, "impossible")["rule"] == "no_cards_left"
     assert not of_kind(rulings, "illegal")
     assert last(rulings, "legal")["card"] == "8C"
+
+
+def test_a_card_in_a_penalty_pile_played_again_is_a_misread() -> None:
+    # Two players: Ben matches the first card, so the row goes to his penalty pile, out of
+    # play; the five of hearts seen again is a misread, and Ben still has his turn.
+    rulings = rule(plays("Ann:5H", "Ann:9C", "Ben:5S", "Ben:5H"), ["Ann", "Ben"])
+    assert last(rulings, "take_row")["to_penalty_pile"]
+    impossible = last(rulings, "impossible")
+    assert (impossible["rule"], impossible["card"]) == ("card_already_played", "5H")
+    assert "penalty pile" in impossible["message"]
+    assert rulings[-1]["kind"] == "impossible"  # nothing else ruled on it
+
+
+def test_a_card_another_player_took_cannot_be_played_by_someone_else() -> None:
+    # Cat takes the row holding the three of spades: it lies in her hand, not in Ann's.
+    moves = ("Ann:5H", "Ann:9C", "Ben:3D", "Cat:3S", "Cat:2C", "Cat:7D")
+    taken = rule(plays(*moves))
+    assert last(taken, "take_row")["taker"] == "Cat"
+    rulings = rule(plays(*moves, "Ann:3S"))
+    impossible = last(rulings, "impossible")
+    assert (impossible["rule"], impossible["player"]) == ("card_already_played", "Ann")
+    assert "Cat's hand" in impossible["message"]
+    assert last(rulings, "legal") == last(taken, "legal")  # Ann's turn is still to come
+    # Cat herself may play it from her hand.
+    assert not of_kind(rule(plays(*moves[:-1], "Cat:3S")), "impossible")
+
+
+def test_a_joker_is_a_misread_once_every_joker_is_taken() -> None:
+    moves = ("Ann:JK", "Ann:5C", "Ben:JK", "Cat:4C", "Cat:9D")
+    rulings = rule(plays(*moves, "Ann:JK"), jokers=2)
+    assert last(rulings, "take_row")["taker"] == "Cat"
+    assert last(rulings, "impossible")["rule"] == "card_already_played"
+    assert not of_kind(rule(plays(*moves, "Ann:JK"), jokers=3), "impossible")
