@@ -184,7 +184,7 @@ def _held_elsewhere(state: SlapstickState, player: str, card: Card) -> str | Non
                for other, hand in state.hands.items()]
     if card.is_joker:
         seen = sum(c == card for _, c in state.row) + sum(
-            list(cards).count(card) for _, cards in places)
+            cards.count(card) for _, cards in places)
         return (f"cannot be {player}'s (all {state.joker_count} lie in the row or in taken "
                 "rows)") if seen >= state.joker_count else None
     return next((where for where, cards in places if card in cards), None)
