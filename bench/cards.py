@@ -25,7 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-from referee.detection.cards import DEFAULT_FACE_MODEL, DEFAULT_MODEL, CardIdentifier
+from referee.detection.cards import (
+    DEFAULT_FACE_MODEL,
+    DEFAULT_MODEL,
+    DEFAULT_SUIT_MODEL,
+    CardIdentifier,
+)
 from referee.detection.outlines import alone
 from synth.random_scenes import random_scene
 
@@ -39,6 +44,9 @@ def main() -> None:
                         help="the card identity model (ONNX) to measure")
     parser.add_argument("--face", type=Path, default=DEFAULT_FACE_MODEL,
                         help="the whole-face model (ONNX) read with it")
+    parser.add_argument("--suit", type=Path, default=DEFAULT_SUIT_MODEL,
+                        help="the suit model (ONNX) of the end bands read with the face "
+                             "('none': without it)")
     parser.add_argument("--no-faces", action="store_true", help="read index corners only")
     parser.add_argument("--scenes", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2024)
@@ -46,7 +54,8 @@ def main() -> None:
     parser.add_argument("--apart", action="store_true",
                         help="scenes of 6-15 cards lying apart (faces read; many more aces)")
     args = parser.parse_args()
-    identifier = CardIdentifier(args.identity, face_model=None if args.no_faces else args.face)
+    identifier = CardIdentifier(args.identity, face_model=None if args.no_faces else args.face,
+                                suit_model=None if str(args.suit) == "none" else args.suit)
     rng = np.random.default_rng(args.seed)
     rows: list[dict[str, object]] = []
     seconds = 0.0

@@ -8,7 +8,10 @@ writes, deterministically from the seed:
 - ``classify/``: each readable index corner, warped by ``referee.detection.crops`` exactly
   as at run time, in a folder per class (card code, ``JK``, ``back``, ``other``);
 - ``faces/``: the whole face of each card that is fully in view and uncovered, warped the
-  same way, in the same folders.
+  same way, in the same folders;
+- ``suits/`` (``--faces-only`` exports): both end bands of those cards
+  (``crops.band_crops``), in a folder per suit (``C D H S``, and ``none`` for backs and
+  jokers).
 
 Images 0..n-1 of split ``train`` use the training decks; ``--val-fraction`` of them use the
 validation decks instead. Held-out decks are never exported.
@@ -28,7 +31,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from referee.detection.crops import INDEX_MM, card_crops, corner_of
+from referee.detection.crops import INDEX_MM, band_crops, card_crops, corner_of
 from synth.procedural import turned_index_hidden
 from synth.random_scenes import UNCOVERED_VIEW_MM, random_scene
 
@@ -123,8 +126,14 @@ def _save(job: Job, kind: str, label: str, filename: str, picture: np.ndarray) -
     cv2.imwrite(str(folder / filename), picture)
 
 
+def suit_label(label: str) -> str:
+    """The suit model's class for a card labelled ``label``: its suit, or ``none``."""
+    return label[1] if len(label) == 2 and label[1] in "CDHS" and label != "JK" else "none"
+
+
 def _face_crops(image: np.ndarray, truth: Any, job: Job, name: str) -> int:
-    """Only the whole faces of the uncovered cards (``--faces-only`` exports)."""
+    """Only the whole faces of the uncovered cards, and their end bands (``--faces-only``
+    exports)."""
     made = 0
     for obj in truth.objects:
         corners = np.array(obj.corners_px) if obj.kind == "card" else None
@@ -133,6 +142,8 @@ def _face_crops(image: np.ndarray, truth: Any, job: Job, name: str) -> int:
                 _short_side_px(corners) < MIN_CARD_WIDTH_PX:
             continue
         _save(job, "faces", obj.label, f"{name}_{obj.uid}.png", card_crops(image, corners)[2])
+        for end, band in enumerate(band_crops(image, corners)):
+            _save(job, "suits", suit_label(obj.label), f"{name}_{obj.uid}_{end}.png", band)
         made += 1
     return made
 

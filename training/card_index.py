@@ -6,7 +6,9 @@
 With ``--faces`` it trains the whole-face classifier instead (``models/card_face.*``) on the
 ``faces/`` folders of exports (``python -m synth.export ... --faces-only`` makes many); with
 ``--verifier`` the card verifier (``models/card_verifier.*``: ``card`` / ``not_card`` faces,
-``python -m training.card_verifier_data`` makes them).
+``python -m training.card_verifier_data`` makes them); with ``--suits`` the suit model
+(``models/card_suit.*``: a card's end bands, ``crops.band_crops``, read into ``C D H S`` and
+``none``) on the ``suits/`` folders of faces-only exports.
 
 The model is trained from scratch (no pretrained weights exist here) on index corners
 (``crops.INDEX_MM``, scaled to 64 x 64) warped by ``referee.detection.crops`` from
@@ -24,6 +26,8 @@ import os
 import shutil
 import time
 from pathlib import Path
+
+from referee.detection.crops import CARD_W_MM, SUIT_BAND_MM
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -68,9 +72,10 @@ def index_mm(sources: list[Path]) -> list[float]:
 
 
 def train(data: Path, crop_mm: list[float] | None, epochs: int, imgsz: int, batch: int,
-          out: Path, init: Path | None = None, name: str = "card_index") -> dict[str, object]:
+          out: Path, init: Path | None = None, name: str = "card_index",
+          crop: str = "whole face, 63 x 88 mm squeezed") -> dict[str, object]:
     """Train, export and write ``models/NAME.{onnx,pt,json}``; ``crop_mm`` is the index cut
-    (None: the model reads whole faces)."""
+    (None: the model reads ``crop``, a whole face or a card's end bands)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # training-only dependency
 
@@ -84,7 +89,10 @@ def train(data: Path, crop_mm: list[float] | None, epochs: int, imgsz: int, batc
     results = model.train(
         data=str(data), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=2,
         pretrained=init is not None, project=str(out), name=name, exist_ok=True,
-        plots=False, amp=False, fliplr=0.0,  # a mirrored index is not a card
+        plots=False, amp=False,
+        # A mirrored index is not a card; a mirrored band shows the same suit, printed in
+        # the other corner as some designs print it.
+        fliplr=0.5 if name == "card_suit" else 0.0,
         scale=0.1,  # crops are already framed on the index: keep 90-100% of them
         erasing=0.1, hsv_h=0.02, hsv_s=0.5, hsv_v=0.4, patience=50, verbose=False,
     )
@@ -103,7 +111,7 @@ def train(data: Path, crop_mm: list[float] | None, epochs: int, imgsz: int, batc
     meta = {
         "classes": [names[i] for i in range(len(names))],
         "imgsz": imgsz,
-        **({"index_mm": crop_mm} if crop_mm else {"crop": "whole face, 63 x 88 mm squeezed"}),
+        **({"index_mm": crop_mm} if crop_mm else {"crop": crop}),
         "input": "RGB, N x 3 x H x W, values 0-1",
         "output": "class probabilities",
         "trained_on": str(data),
@@ -127,13 +135,16 @@ def main() -> None:
     parser.add_argument("--verifier", action="store_true",
                         help="train the card verifier (models/card_verifier.*) on faces that "
                         "training.card_verifier_data sorted into card / not_card")
+    parser.add_argument("--suits", action="store_true",
+                        help="train the suit model (models/card_suit.*) on faces-only exports' "
+                        "suits/ folders")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--imgsz", type=int, default=64)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--out", type=Path, default=Path("/tmp/card_index_runs"))
     parser.add_argument("--init", type=Path, help="go on from these weights (.pt)")
     args = parser.parse_args()
-    whole = args.faces or args.verifier
+    whole = args.faces or args.verifier or args.suits
     crop_mm = None if whole else index_mm(args.data)
     skip = NOT_FACES if args.faces else frozenset()
     if len(args.data) == 1 and not any((args.data[0] / split / label).is_dir()
@@ -141,9 +152,12 @@ def main() -> None:
         data = args.data[0]
     else:
         data = merged(args.data, args.out / "merged-data", skip)
+    name = ("card_verifier" if args.verifier else "card_face" if args.faces
+            else "card_suit" if args.suits else "card_index")
+    crop = (f"both end bands, {SUIT_BAND_MM:g} x {CARD_W_MM:g} mm squeezed" if args.suits
+            else "whole face, 63 x 88 mm squeezed")
     print(json.dumps(train(data, crop_mm, args.epochs, args.imgsz, args.batch, args.out,
-                           args.init, "card_verifier" if args.verifier
-                           else "card_face" if args.faces else "card_index")))
+                           args.init, name, crop)))
 
 
 if __name__ == "__main__":

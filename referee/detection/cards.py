@@ -9,8 +9,11 @@ counts pips and sees their shape, which an unfamiliar typeface in the corner doe
 For a card known to be uncovered, when the face reads the rank the corners read (an ace
 only when seen small), the suit is the one corners and face together make most likely;
 otherwise a sure face reading of a number card, a back or a joker decides (a joker less
-sure when the corners read a jack or nothing sure), and failing that the corners do. A
-card whose best reading is not confident enough is reported as ``??``.
+sure when the corners read a jack or nothing sure), and failing that the corners do. The
+suit model (``models/card_suit.onnx``, optional) reads an uncovered card's two end bands,
+its whole width, into a suit: that reading joins the choice of suit, and names the suit
+of a card whose corners see only its rank. A card whose best reading is not confident
+enough is reported as ``??``.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from referee.detection.crops import (
     CARD_W_MM,
     INDEX_CROP_PX,
     LEGACY_INDEX_MM,
+    band_crops,
     face_crop,
     index_crops,
     short_side,
@@ -44,6 +48,7 @@ Image = npt.NDArray[np.uint8]
 DEFAULT_MODEL: Final = MODELS_DIR / "card_index.onnx"
 DEFAULT_FACE_MODEL: Final = MODELS_DIR / "card_face.onnx"
 DEFAULT_VERIFIER: Final = MODELS_DIR / "card_verifier.onnx"
+DEFAULT_SUIT_MODEL: Final = MODELS_DIR / "card_suit.onnx"
 UNSURE: Final = "??"
 #: The classifier's class for a corner that is table or clutter, not a card.
 NOT_A_CARD: Final = "other"
@@ -88,6 +93,14 @@ ACE_POOLED_PX_PER_MM: Final = 2.0
 #: design changed (session 14, models/README.md).
 FACE_SUIT_SURE: Final = 0.5
 RED_SUITS: Final = frozenset("HD")
+#: The suit of an uncovered card also weighs the suit model's reading of its two end bands
+#: (each band's probability of each suit, to this power): it sees the whole width of the
+#: card's ends, so also a suit printed away from the index, as aisleriot tango_nuevo
+#: prints it beside a rank-only index. Each band counts once, as each corner does: chosen
+#: on validation designs' cards lying apart, where powers 0.5-3 and the bands' mean
+#: instead of their product came within two cards of each other (session 27,
+#: models/README.md).
+SUIT_BAND_WEIGHT: Final = 1.0
 #: A batch of crops is split among at most this many cores, in parts of at least
 #: SPLIT_BATCH crops (measured on 2 cores, session 16: 156 crops 112 -> 57 ms, 20 crops
 #: 14 -> 10 ms; one session of two threads was slower, its threads spinning beside the
@@ -207,6 +220,9 @@ class _Cut:
     def face(self) -> Image:
         return face_crop(self.image, self.outline)
 
+    def bands(self) -> tuple[Image, Image]:
+        return band_crops(self.image, self.outline)
+
     def px_per_mm(self) -> float:
         """How large the card is seen: its shortest side in pixels over a card's width."""
         return short_side(self.outline) / CARD_W_MM
@@ -240,7 +256,8 @@ class CardIdentifier:
     the whole-face classifier (when ``face_model`` exists)."""
 
     def __init__(self, model: Path = DEFAULT_MODEL, *,
-                 face_model: Path | None = DEFAULT_FACE_MODEL, threads: int = 1) -> None:
+                 face_model: Path | None = DEFAULT_FACE_MODEL,
+                 suit_model: Path | None = DEFAULT_SUIT_MODEL, threads: int = 1) -> None:
         self._index = _Classifier(model, "card model", threads)
         self.classes = self._index.classes
         #: The size of the index cut the model was trained on (mm, width x height).
@@ -248,6 +265,9 @@ class CardIdentifier:
         self.index_mm = (float(width), float(height))
         self._face = _Classifier(face_model, "card face model", threads) \
             if face_model is not None and face_model.exists() else None
+        self._suit = _Classifier(suit_model, "card suit model", threads) \
+            if suit_model is not None and suit_model.exists() and self._face is not None \
+            else None
 
     @property
     def reads_faces(self) -> bool:
@@ -301,43 +321,90 @@ class CardIdentifier:
         if self._face is None or not wanted:
             return out
         read = self._face.probabilities([known[i].face() for i in wanted])
-        for i, face in zip(wanted, read, strict=True):
+        bands: list[npt.NDArray[np.float32] | None] = [None] * len(wanted)
+        if self._suit is not None:
+            both = self._suit.probabilities([band for i in wanted for band in known[i].bands()])
+            columns = [self._suit.classes.index(suit) for suit in SUITS]
+            bands = [both[2 * k:2 * k + 2][:, columns] for k in range(len(wanted))]
+        for i, face, band in zip(wanted, read, bands, strict=True):
             out[i] = self._decide(out[i], face, mean[2 * i:2 * i + 2],
-                                  known[i].px_per_mm())
+                                  known[i].px_per_mm(), band)
         return out
 
     def _decide(self, reading: CardReading, face: npt.NDArray[np.float32],
-                corners: npt.NDArray[np.float32], px_per_mm: float) -> CardReading:
+                corners: npt.NDArray[np.float32], px_per_mm: float,
+                band: npt.NDArray[np.float32] | None = None) -> CardReading:
         """An uncovered card read by its corners (``corners``: their probabilities) and by
         its face, the card seen at ``px_per_mm``. When both read the same rank (an ace only
         when seen small, ``ACE_POOLED_PX_PER_MM``), the suit is the one both together make
         most likely (the corners' mean probability times the face's, weighted by
         ``FACE_SUIT_WEIGHT``, ``ACE_FACE_SUIT_WEIGHT`` for an ace): small corner suits and
-        pips err apart. Otherwise a sure
-        face reading of a number card, a back or a joker decides; a joker already at
-        ``FACE_JOKER_SURE`` when the corners read a jack or are unsure."""
+        pips err apart. ``band`` (2 x 4: the suit model's probabilities of ``SUITS`` for
+        each of the card's end bands) joins that product, each band once
+        (``SUIT_BAND_WEIGHT``), but for an ace. Otherwise a sure face reading of a number
+        card, a back or a joker decides; a joker already at ``FACE_JOKER_SURE`` when the
+        corners read a jack or are unsure. Failing that, the bands weigh the corners' suit
+        alone, and name the suit of a card whose corners are sure of its rank only (a
+        reading other than a joker); without them a card indexed in one corner only takes
+        its suit from the face (``_suit_from_face``)."""
         assert self._face is not None
         read = (self._face.classes[int(face.argmax())], float(face.max()))
         card, confidence = reading.card, reading.confidence
-        if _suited(card) and _suited(read[0]) and card[0] == read[0][0] and (
-                card[0] != "A" or px_per_mm <= ACE_POOLED_PX_PER_MM):
-            weight = ACE_FACE_SUIT_WEIGHT if card[0] == "A" else FACE_SUIT_WEIGHT
-            pooled = {suit: float(corners[:, self.classes.index(card[0] + suit)].mean())
-                      * float(face[self._face.classes.index(card[0] + suit)]) ** weight
-                      for suit in SUITS}
-            suit = max(pooled, key=lambda s: pooled[s])
-            if card[1] != suit:
-                card, confidence = card[0] + suit, pooled[suit] / sum(pooled.values())
-        elif (read[0] in FACE_DECIDES and read[1] >= FACE_SURE) or (
-                read[0] == "JK" and read[1] >= FACE_JOKER_SURE
-                and (card[0] == "J" or confidence < FACE_SURE)):
+        same_rank = _suited(card) and _suited(read[0]) and card[0] == read[0][0] and (
+            card[0] != "A" or px_per_mm <= ACE_POOLED_PX_PER_MM)
+        face_decides = (read[0] in FACE_DECIDES and read[1] >= FACE_SURE) or (
+            read[0] == "JK" and read[1] >= FACE_JOKER_SURE
+            and (card[0] == "J" or confidence < FACE_SURE))
+        if same_rank:
+            # An ace's bands show only its corner index, which the corners read already;
+            # its one pip, which the face sees, lies between them.
+            card, confidence = self._pooled_suit(card[0], corners,
+                                                 None if card[0] == "A" else band,
+                                                 (card, confidence), face)
+        elif face_decides:
             card, confidence = read
+        elif band is not None and _suited(card):
+            card, confidence = self._pooled_suit(card[0], corners, band, (card, confidence))
+        elif band is not None and card != "JK":  # perhaps sure of a rank, not of its suit
+            rank, sure = self._rank(corners)
+            if sure >= MIN_CONFIDENCE:
+                card, confidence = self._pooled_suit(rank, corners, band, (UNSURE, sure))
         elif NOT_A_CARD in (code for code, _ in reading.corners):
             card, confidence = self._suit_from_face(reading, face, corners) or (card, confidence)
         others = tuple((code, p) for code, p in ((reading.card, reading.confidence),
                                                   *reading.alternatives)
                        if code != card and _suited(code))
         return CardReading(card, confidence, reading.corners, read, reading.cut, others)
+
+    def _pooled_suit(self, rank: str, corners: npt.NDArray[np.float32],
+                     band: npt.NDArray[np.float32] | None, reading: tuple[str, float],
+                     face: npt.NDArray[np.float32] | None = None) -> tuple[str, float]:
+        """The suit of a card of ``rank`` that the corners' mean probabilities, the face's
+        (when it read that rank too) and the end bands' (``band``) make likeliest together;
+        ``reading`` (code and confidence) stands when it names that card already; otherwise
+        the card's share of the pooled probability is its confidence, or, when ``reading``
+        is ``??`` (corners unsure of the suit), the confidence it gives (the rank's)."""
+        pooled = {}
+        for k, suit in enumerate(SUITS):
+            pooled[suit] = float(corners[:, self.classes.index(rank + suit)].mean())
+            if face is not None and self._face is not None:
+                weight = ACE_FACE_SUIT_WEIGHT if rank == "A" else FACE_SUIT_WEIGHT
+                pooled[suit] *= float(face[self._face.classes.index(rank + suit)]) ** weight
+            if band is not None:
+                pooled[suit] *= float(np.prod(band[:, k])) ** SUIT_BAND_WEIGHT
+        suit = max(pooled, key=lambda s: pooled[s])
+        if reading[0] == rank + suit:
+            return reading
+        share = pooled[suit] / max(sum(pooled.values()), 1e-12)
+        return rank + suit, (reading[1] if reading[0] == UNSURE else share)
+
+    def _rank(self, corners: npt.NDArray[np.float32]) -> tuple[str, float]:
+        """The rank the corners make likeliest over all four suits, and how sure the surer
+        corner is of it."""
+        by_rank = {rank: float(corners[:, [self.classes.index(rank + suit) for suit in SUITS]]
+                               .sum(axis=1).max()) for rank in RANKS}
+        rank = max(by_rank, key=lambda r: by_rank[r])
+        return rank, by_rank[rank]
 
     def _suit_from_face(self, reading: CardReading, face: npt.NDArray[np.float32],
                         corners: npt.NDArray[np.float32]) -> tuple[str, float] | None:
@@ -347,9 +414,7 @@ class CardIdentifier:
         ace, whose one pip the face model misreads on some designs; None (the reading
         stands) when it cannot tell."""
         assert self._face is not None
-        by_rank = {rank: float(corners[:, [self.classes.index(rank + suit) for suit in SUITS]]
-                               .sum(axis=1).max()) for rank in RANKS}
-        rank = max(by_rank, key=lambda r: by_rank[r])
+        rank, sure = self._rank(corners)
         coloured = [code for code, _ in ((reading.card, 0.0), *reading.alternatives)
                     if _suited(code)]
         if rank == "A" or not coloured:
@@ -360,7 +425,7 @@ class CardIdentifier:
         suit = max(faced, key=lambda s: faced[s])
         if faced[suit] < FACE_SUIT_SURE:
             return None
-        return (rank + suit, by_rank[rank]) if by_rank[rank] >= MIN_CONFIDENCE else None
+        return (rank + suit, sure) if sure >= MIN_CONFIDENCE else None
 
     def _combine(self, first: npt.NDArray[np.float32], second: npt.NDArray[np.float32],
                  cut: _Cut | None = None) -> CardReading:

@@ -32,6 +32,12 @@ LEGACY_INDEX_MM: Final = (26.0, 26.0)
 INDEX_CROP_PX: Final = 64
 #: The whole card (63 x 88 mm) is squeezed into this square for the face model.
 FACE_CROP_PX: Final = 64
+#: The band at each end of a card the suit model reads (mm from the card's short edge, its
+#: whole width): the index, the first row of pips, and a suit printed in the opposite
+#: corner, as aisleriot tango_nuevo prints it beside a rank-only index. Squeezed to a
+#: ``SUIT_CROP_PX`` square.
+SUIT_BAND_MM: Final = 36.0
+SUIT_CROP_PX: Final = 64
 
 
 def short_side(corners: npt.ArrayLike) -> float:
@@ -94,6 +100,20 @@ def index_crops(image: Image, corners: npt.ArrayLike,
     second = _warp_part(image, warp, card_w - w, card_h - h, (w, h))
     return (_scaled(first, INDEX_CROP_PX),
             _scaled(np.asarray(cv2.rotate(second, cv2.ROTATE_180), np.uint8), INDEX_CROP_PX))
+
+
+def band_crops(image: Image, corners: npt.ArrayLike) -> tuple[Image, Image]:
+    """The card's two end bands (``SUIT_BAND_MM`` of its length, its whole width), each
+    squeezed to an upright ``SUIT_CROP_PX`` square, in the order ``index_crops`` cuts its
+    corners: the first band holds the first index corner, the second is turned a half turn
+    so both look alike."""
+    warp = _card_warp(corners, CANONICAL_PX_PER_MM)
+    card_w, card_h = (round(v * CANONICAL_PX_PER_MM) for v in (CARD_W_MM, CARD_H_MM))
+    h = round(SUIT_BAND_MM * CANONICAL_PX_PER_MM)
+    first = _warp_part(image, warp, 0, 0, (card_w, h))
+    second = _warp_part(image, warp, 0, card_h - h, (card_w, h))
+    return (_scaled(first, SUIT_CROP_PX),
+            _scaled(np.asarray(cv2.rotate(second, cv2.ROTATE_180), np.uint8), SUIT_CROP_PX))
 
 
 def face_crop(image: Image, corners: npt.ArrayLike) -> Image:

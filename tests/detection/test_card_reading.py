@@ -12,6 +12,7 @@ from referee.detection.cards import (
     ACE_POOLED_PX_PER_MM,
     DEFAULT_FACE_MODEL,
     DEFAULT_MODEL,
+    DEFAULT_SUIT_MODEL,
     FACE_JOKER_SURE,
     FACE_SURE,
     CardIdentifier,
@@ -120,6 +121,74 @@ def test_a_card_indexed_in_one_corner_takes_its_suit_from_the_face(
     assert read({"2D": 0.79, "2H": 0.05}, {"2D": 0.7}) == "2D"  # two corners read: they decide
     assert read({"AD": 0.79, "AH": 0.05}, {"other": 0.9}) == "AD"  # an ace: the corners
     assert read({"2D": 0.3, "3D": 0.3}, {"other": 0.9}) == "??"  # no rank sure enough
+
+
+def _bands(top: dict[str, float], bottom: dict[str, float]) -> np.ndarray:
+    """Both end bands' probabilities of each suit, in ``SUITS`` order."""
+    return np.array([[band.get(suit, 0.01) for suit in "SHDC"] for band in (top, bottom)],
+                    np.float32)
+
+
+def test_the_end_bands_weigh_the_suit_of_an_uncovered_card(
+        identifier: CardIdentifier) -> None:
+    # As aisleriot tango_nuevo: a rank alone in its one index corner, guessed a diamond
+    # with some certainty, the hearts printed in the opposite corner of the top band (read
+    # surely) and a giant pip across the bottom one (half taken for a diamond's point).
+    face_classes = identifier._face.classes if identifier._face else []
+    unsure_face = _probs(identifier, face_classes, **{"4H": 0.3, "7D": 0.2})
+
+    def read(first: dict[str, float], second: dict[str, float], band: np.ndarray | None,
+             face: np.ndarray = unsure_face) -> str:
+        a, b = (_probs(identifier, identifier.classes, **c) for c in (first, second))
+        return identifier._decide(identifier._combine(a, b), face, np.stack([a, b]),
+                                  SEEN_LARGE, band).card
+
+    hearts = _bands({"H": 0.95, "D": 0.04}, {"H": 0.45, "D": 0.55})
+    assert read({"7D": 0.85, "7H": 0.1}, {"other": 0.98}, None) == "7D"  # without: corners
+    assert read({"7D": 0.85, "7H": 0.1}, {"other": 0.98}, hearts) == "7H"
+    # Corners sure of their suit keep it against bands half in doubt.
+    assert read({"7D": 0.999, "7H": 1e-4}, {"7D": 0.999}, hearts) == "7D"
+    # Corners sure of the rank only (split between suits, so "??") take the bands' suit...
+    assert read({"9S": 0.45, "9C": 0.35}, {"other": 0.98}, None) == "??"
+    clubs = _bands({"C": 0.9, "S": 0.08}, {"C": 0.6, "S": 0.3})
+    assert read({"9S": 0.45, "9C": 0.35}, {"other": 0.98}, clubs) == "9C"
+    # ...but not when the rank itself is in doubt, nor for a joker the corners read.
+    assert read({"9S": 0.3, "6C": 0.3}, {"other": 0.98}, clubs) == "??"
+    assert read({"JK": 0.9}, {"JK": 0.3, "JC": 0.65}, clubs) == "JK"
+    # A sure face still decides a number card, and a joker its corners take for a jack.
+    assert read({"7D": 0.85}, {"other": 0.98}, hearts,
+                _probs(identifier, face_classes, **{"8D": 0.97})) == "8D"
+    assert read({"JD": 0.85}, {"other": 0.98}, hearts,
+                _probs(identifier, face_classes, JK=FACE_JOKER_SURE + 0.1)) == "JK"
+    # Face and corners reading one rank: the bands join their product.
+    assert read({"KD": 0.6, "KH": 0.35}, {"KD": 0.6, "KH": 0.35}, hearts,
+                _probs(identifier, face_classes, KD=0.5, KH=0.4)) == "KH"
+    # Not for an ace the face reads too (seen small): its bands show only the small corner
+    # suits, the face its one pip (kde jolly-royal's clubs, whose corners look like spades).
+    spades = _bands({"S": 0.93, "C": 0.05}, {"S": 0.9, "C": 0.08})
+    ace_corners = {"AS": 0.6, "AC": 0.35}
+    small = ACE_POOLED_PX_PER_MM
+
+    def read_ace(face: np.ndarray, band: np.ndarray) -> str:
+        a = _probs(identifier, identifier.classes, **ace_corners)
+        return identifier._decide(identifier._combine(a, a), face, np.stack([a, a]), small,
+                                  band).card
+
+    assert read_ace(_probs(identifier, face_classes, AC=0.98, AS=0.01), spades) == "AC"
+    # An ace whose face reads something else (one giant pip cut off): the bands count.
+    assert read_ace(_probs(identifier, face_classes, **{"4S": 0.5}),
+                    _bands({"C": 0.9, "S": 0.08}, {"C": 0.6, "S": 0.3})) == "AC"
+
+
+@pytest.mark.skipif(not DEFAULT_SUIT_MODEL.exists(), reason="no suit model")
+def test_the_shipped_suit_model_reads_a_rendered_card_s_bands(
+        identifier: CardIdentifier) -> None:
+    image, corners = _seven_of_clubs()
+    quick, = identifier.identify_many(image, [corners], quick=True)
+    assert identifier._suit is not None and quick.cut is not None
+    read = identifier._suit.probabilities(list(quick.cut.bands()))
+    assert [identifier._suit.classes[int(p.argmax())] for p in read] == ["C", "C"]
+    assert CardIdentifier(suit_model=None)._suit is None
 
 
 def test_the_face_is_read_only_for_cards_said_to_be_uncovered(

@@ -13,6 +13,8 @@ from referee.detection.cards import MODELS_DIR, CardIdentifier
 from referee.detection.crops import (
     FACE_CROP_PX,
     LEGACY_INDEX_MM,
+    SUIT_CROP_PX,
+    band_crops,
     card_crops,
     face_crop,
     index_crops,
@@ -72,6 +74,47 @@ def test_the_face_crop_is_the_whole_card_and_the_corners_match_index_crops() -> 
     assert (rim[:, 1] - rim[:, 2] < 30).all() and rim.mean() > 150
     red = (face[..., 2].astype(int) - face[..., 1]) > 80
     assert red[8:-8, 8:-8].sum() > 20
+
+
+def test_the_end_bands_are_the_whole_width_of_each_end_turned_alike() -> None:
+    # A card 63 x 88 mm at 3 px/mm, upright, on a dark table: a blue mark at its top-right
+    # corner (where aisleriot tango_nuevo prints the suit) and a red one at the bottom left
+    # (the same place, the card turned), green at the top-left index, yellow at the other.
+    image = np.full((400, 300, 3), 30, np.uint8)
+    left, top = 50, 40
+    image[top:top + 264, left:left + 189] = 235
+
+    def mark(x_mm: float, y_mm: float, colour: tuple[int, int, int]) -> None:
+        x, y = left + round(x_mm * 3), top + round(y_mm * 3)
+        image[y:y + 24, x:x + 24] = colour
+
+    mark(50, 4, (255, 0, 0))
+    mark(5, 76, (0, 0, 255))
+    mark(3, 4, (0, 255, 0))
+    mark(52, 76, (0, 255, 255))
+    corners = np.array([[left, top], [left + 189, top], [left + 189, top + 264],
+                        [left, top + 264]], dtype=np.float64)
+
+    def at(crop: np.ndarray, colour: tuple[int, int, int]) -> tuple[float, float] | None:
+        near = (np.abs(crop.astype(int) - colour).sum(axis=2) < 120).nonzero()
+        return (near[1].mean() / crop.shape[1], near[0].mean() / crop.shape[0]) \
+            if len(near[0]) else None
+
+    for order in itertools.permutations(range(4)):
+        bands = band_crops(image, corners[list(order)])
+        corner_crops = index_crops(image, corners[list(order)])
+        for band, corner_crop in zip(bands, corner_crops, strict=True):
+            assert band.shape == (SUIT_CROP_PX, SUIT_CROP_PX, 3)
+            # each band holds its end's index corner (the one index_crops cuts in turn)
+            index_mark = (0, 255, 0) if at(corner_crop, (0, 255, 0)) else (0, 255, 255)
+            x, y = at(band, index_mark) or (1.0, 1.0)
+            assert x < 0.2 and y < 0.35
+            # and the far corner of the same end, top right once turned upright
+            far_mark = (255, 0, 0) if index_mark == (0, 255, 0) else (0, 0, 255)
+            x, y = at(band, far_mark) or (0.0, 1.0)
+            assert x > 0.75 and y < 0.35
+            # the other end's marks are not in it (the band stops 36 mm down a card 88 long)
+            assert at(band, (0, 255, 255) if index_mark == (0, 255, 0) else (0, 255, 0)) is None
 
 
 def test_alone_tells_cards_something_may_cover_from_cards_apart() -> None:
