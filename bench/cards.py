@@ -6,7 +6,8 @@
 Renders random scenes (overlaps, fans, piles, angled cameras up to 45 degrees, hands) with
 the chosen decks, reads every card whose outline lies in the frame from the ground-truth
 corners with ``CardIdentifier`` (so this measures identity, not detection; a card no other
-card's outline overlaps has its whole face read too, as at run time), and prints:
+card's outline overlaps has its whole face and end bands read too, and another card the end
+bands no other outline reaches into, as ``referee detect`` reads them), and prints:
 - accuracy on fully visible cards (visible fraction >= 0.99);
 - accuracy on cards at least 40% visible with at least one index corner showing;
 - accuracy on the fully visible cards no other card overlaps (their faces are read), and
@@ -31,7 +32,7 @@ from referee.detection.cards import (
     DEFAULT_SUIT_MODEL,
     CardIdentifier,
 )
-from referee.detection.outlines import alone
+from referee.detection.outlines import alone, clear_bands
 from synth.random_scenes import random_scene
 
 MIN_WIDTH_PX = 45.0
@@ -66,7 +67,8 @@ def main() -> None:
         height, width = image.shape[:2]
         cards = [obj for obj in truth.objects if obj.kind == "card"]
         apart = alone([obj.corners_px for obj in cards]) if cards else []
-        for obj, uncovered in zip(cards, apart, strict=True):
+        clear = clear_bands([obj.corners_px for obj in cards]) if cards else []
+        for obj, uncovered, ends in zip(cards, apart, clear, strict=True):
             corners = np.array(obj.corners_px)
             inside = bool((corners >= 0).all() and (corners[:, 0] < width).all()
                           and (corners[:, 1] < height).all())
@@ -74,7 +76,7 @@ def main() -> None:
                 continue
             sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
             started = time.perf_counter()
-            reading = identifier.identify(image, corners, uncovered)
+            reading = identifier.identify(image, corners, uncovered, ends)
             seconds += time.perf_counter() - started
             rows.append({
                 "scene": scene_index, "deck": deck, "truth": obj.label, "read": reading.card,

@@ -274,17 +274,20 @@ class CardIdentifier:
         return self._face is not None
 
     def identify(self, image: Image, corners_px: npt.ArrayLike,
-                 uncovered: bool = False) -> CardReading:
+                 uncovered: bool = False,
+                 clear: tuple[bool, bool] = (False, False)) -> CardReading:
         """Read the card whose four corners (image pixels, any order) are given."""
-        return self.identify_many(image, [corners_px], [uncovered])[0]
+        return self.identify_many(image, [corners_px], [uncovered], clear=[clear])[0]
 
     def identify_many(self, image: Image, cards: Sequence[npt.ArrayLike],
                       uncovered: Sequence[bool] | None = None, *,
-                      quick: bool = False) -> list[CardReading]:
+                      quick: bool = False,
+                      clear: Sequence[tuple[bool, bool]] | None = None) -> list[CardReading]:
         """Read each card; the faces of those ``uncovered`` says nothing lies on are read
-        too (by default none: a covered face shows another card's pips). ``quick``: the
-        corners by the index model alone, not its ensemble, and no face (``confirm`` reads
-        the rest later)."""
+        too (by default none: a covered face shows another card's pips), and the end bands
+        ``clear`` says no other card overlaps (``outlines.clear_bands``) of the others.
+        ``quick``: the corners by the index model alone, not its ensemble, and no face
+        (``confirm`` reads the rest later)."""
         if not cards:
             return []
         outlines = [np.asarray(corners, dtype=np.float64).reshape(4, 2) for corners in cards]
@@ -294,14 +297,16 @@ class CardIdentifier:
         readings = [self._combine(probs[2 * i], probs[2 * i + 1],
                                   _Cut(pair, probs[2 * i:2 * i + 2], image, outline))
                     for i, (pair, outline) in enumerate(zip(cuts, outlines, strict=True))]
-        return readings if quick else self.confirm(readings, uncovered)
+        return readings if quick else self.confirm(readings, uncovered, clear=clear)
 
     def confirm(self, readings: Sequence[CardReading],
                 uncovered: Sequence[bool] | None = None, *,
-                ensemble: bool = True) -> list[CardReading]:
+                ensemble: bool = True,
+                clear: Sequence[tuple[bool, bool]] | None = None) -> list[CardReading]:
         """Quick readings (``identify_many(..., quick=True)``) completed: the corners read by
         every member of the index model's ensemble too (probabilities averaged; not with
-        ``ensemble=False``), and the faces of the ``uncovered`` cards read (``_decide``)."""
+        ``ensemble=False``), the faces and end bands of the ``uncovered`` cards read
+        (``_decide``), and of the others the end bands ``clear`` names (``_decide_bands``)."""
         out = list(readings)
         known = [r.cut for r in readings if r.cut is not None]
         if len(known) != len(readings):
@@ -317,19 +322,52 @@ class CardIdentifier:
             mean = total / (1 + len(self._index.members))
             out = [self._combine(mean[2 * i], mean[2 * i + 1], cut)
                    for i, cut in enumerate(known)]
-        wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]]
-        if self._face is None or not wanted:
+        if self._face is None:
             return out
-        read = self._face.probabilities([known[i].face() for i in wanted])
-        bands: list[npt.NDArray[np.float32] | None] = [None] * len(wanted)
-        if self._suit is not None:
-            both = self._suit.probabilities([band for i in wanted for band in known[i].bands()])
-            columns = [self._suit.classes.index(suit) for suit in SUITS]
-            bands = [both[2 * k:2 * k + 2][:, columns] for k in range(len(wanted))]
-        for i, face, band in zip(wanted, read, bands, strict=True):
-            out[i] = self._decide(out[i], face, mean[2 * i:2 * i + 2],
-                                  known[i].px_per_mm(), band)
+        wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]]
+        # The end bands the suit model reads: both of an uncovered card's, the clear ones of
+        # the others'.
+        ends = [(True, True) if i in wanted else clear[i] if clear is not None
+                else (False, False) for i in range(len(out))]
+        bands = self._read_bands(known, ends)
+        if wanted:
+            faces = self._face.probabilities([known[i].face() for i in wanted])
+            for i, face in zip(wanted, faces, strict=True):
+                out[i] = self._decide(out[i], face, mean[2 * i:2 * i + 2],
+                                      known[i].px_per_mm(), bands.get(i))
+        for i, band in bands.items():
+            if i not in wanted:
+                out[i] = self._decide_bands(out[i], mean[2 * i:2 * i + 2], band)
         return out
+
+    def _read_bands(self, cuts: Sequence[_Cut], ends: Sequence[tuple[bool, bool]],
+                    ) -> dict[int, npt.NDArray[np.float32]]:
+        """By card (its index in ``cuts``), the suit model's probabilities of ``SUITS`` for
+        the end bands ``ends`` names: a row for each band read."""
+        chosen = [(i, band) for i, (cut, use) in enumerate(zip(cuts, ends, strict=True))
+                  if any(use) for band, on in zip(cut.bands(), use, strict=True) if on]
+        if self._suit is None or not chosen:
+            return {}
+        columns = [self._suit.classes.index(suit) for suit in SUITS]
+        read = self._suit.probabilities([band for _, band in chosen])[:, columns]
+        rows: dict[int, list[npt.NDArray[np.float32]]] = {}
+        for (i, _), row in zip(chosen, read, strict=True):
+            rows.setdefault(i, []).append(row)
+        return {i: np.stack(row) for i, row in rows.items()}
+
+    def _decide_bands(self, reading: CardReading, corners: npt.NDArray[np.float32],
+                      band: npt.NDArray[np.float32]) -> CardReading:
+        """A card something may lie on, read by its corners and the end bands no other card
+        overlaps (``band``: a row of ``SUITS`` probabilities for each): the suit as
+        ``_decide`` weighs it without a face."""
+        card, confidence = self._by_bands(reading.card, reading.confidence, corners, band)
+        if card == reading.card:
+            return reading
+        others = tuple((code, p) for code, p in ((reading.card, reading.confidence),
+                                                  *reading.alternatives)
+                       if code != card and _suited(code))
+        return CardReading(card, confidence, reading.corners, reading.face, reading.cut,
+                           others)
 
     def _decide(self, reading: CardReading, face: npt.NDArray[np.float32],
                 corners: npt.NDArray[np.float32], px_per_mm: float,
@@ -363,18 +401,28 @@ class CardIdentifier:
                                                  (card, confidence), face)
         elif face_decides:
             card, confidence = read
-        elif band is not None and _suited(card):
-            card, confidence = self._pooled_suit(card[0], corners, band, (card, confidence))
-        elif band is not None and card != "JK":  # perhaps sure of a rank, not of its suit
-            rank, sure = self._rank(corners)
-            if sure >= MIN_CONFIDENCE:
-                card, confidence = self._pooled_suit(rank, corners, band, (UNSURE, sure))
+        elif band is not None:
+            card, confidence = self._by_bands(card, confidence, corners, band)
         elif NOT_A_CARD in (code for code, _ in reading.corners):
             card, confidence = self._suit_from_face(reading, face, corners) or (card, confidence)
         others = tuple((code, p) for code, p in ((reading.card, reading.confidence),
                                                   *reading.alternatives)
                        if code != card and _suited(code))
         return CardReading(card, confidence, reading.corners, read, reading.cut, others)
+
+    def _by_bands(self, card: str, confidence: float, corners: npt.NDArray[np.float32],
+                  band: npt.NDArray[np.float32]) -> tuple[str, float]:
+        """A card read by its corners (``card``, ``confidence``; their probabilities
+        ``corners``) and its end bands, without a face: a suited reading's suit pooled with
+        the bands', and a reading other than a joker whose corners are sure of a rank only
+        (``??``, perhaps a back) that rank in the suit they make likeliest."""
+        if _suited(card):
+            return self._pooled_suit(card[0], corners, band, (card, confidence))
+        if card != "JK":
+            rank, sure = self._rank(corners)
+            if sure >= MIN_CONFIDENCE:
+                return self._pooled_suit(rank, corners, band, (UNSURE, sure))
+        return card, confidence
 
     def _pooled_suit(self, rank: str, corners: npt.NDArray[np.float32],
                      band: npt.NDArray[np.float32] | None, reading: tuple[str, float],

@@ -20,7 +20,14 @@ from referee.detection.cards import (
 )
 from referee.detection.crops import short_side
 from referee.detection.learned import CardDetector
-from referee.detection.outlines import Outline, alone, distinct, find_cards, gradients
+from referee.detection.outlines import (
+    Outline,
+    alone,
+    clear_bands,
+    distinct,
+    find_cards,
+    gradients,
+)
 
 Image = npt.NDArray[np.uint8]
 #: Below this identity confidence an outline is dropped as no card (``detect`` only: the
@@ -116,11 +123,13 @@ def detect(image: Image, identifier: CardIdentifier | None,
             [outlines[i] for i in cardlike],
             [found[i].confidence + 1e-3 * outlines[i].score for i in cardlike])]
         outlines = [outlines[i] for i in chosen]
-        # A card no other card overlaps shows its whole face: that is read too. (The index
-        # model's ensemble is left to the tracker: here it cost 5-10 ms a frame and read
-        # the detector's outlines no better, models/README.md.)
+        # A card no other card overlaps shows its whole face: that is read too, and of the
+        # others the end bands no other card overlaps. (The index model's ensemble is left
+        # to the tracker: here it cost 5-10 ms a frame and read the detector's outlines no
+        # better, models/README.md.)
         corners = [o.corners for o in outlines]
-        final = identifier.confirm([found[i] for i in chosen], alone(corners), ensemble=False)
+        final = identifier.confirm([found[i] for i in chosen], alone(corners), ensemble=False,
+                                   clear=clear_bands(corners))
         readings = [(r.card, r.confidence) for r in final]
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]

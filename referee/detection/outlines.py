@@ -17,6 +17,8 @@ import numpy as np
 import numpy.typing as npt
 from shapely.geometry import MultiPoint, Polygon
 
+from referee.detection.crops import CARD_H_MM, SUIT_BAND_MM, order_corners
+
 Image = npt.NDArray[np.uint8]
 Points = list[list[float]]
 CARD_ASPECT: Final = 88.0 / 63.0
@@ -331,6 +333,27 @@ def alone(outlines: Sequence[npt.ArrayLike]) -> list[bool]:
               for o in outlines]
     return [all(j == i or not a.intersects(b) or a.intersection(b).area <= COVERED_SHARE * a.area
                 for j, b in enumerate(shapes)) for i, a in enumerate(shapes)]
+
+
+def clear_bands(outlines: Sequence[npt.ArrayLike]) -> list[tuple[bool, bool]]:
+    """For each 4-corner outline, whether each of its two end bands (``SUIT_BAND_MM`` of its
+    length, in the order ``crops.band_crops`` cuts them) is clear of every other outline
+    (overlapped by at most ``COVERED_SHARE`` of its area): its pixels are the card's own,
+    whichever card lies on top."""
+    share = SUIT_BAND_MM / CARD_H_MM
+    shapes = [MultiPoint(np.asarray(o, dtype=np.float64).reshape(4, 2)).convex_hull
+              for o in outlines]
+    out: list[tuple[bool, bool]] = []
+    for i, outline in enumerate(outlines):
+        p = order_corners(outline)  # corner 0 -> 1 is the short side of the first band
+        bands = (Polygon([p[0], p[1], p[1] + share * (p[2] - p[1]), p[0] + share * (p[3] - p[0])]),
+                 Polygon([p[2], p[3], p[3] + share * (p[0] - p[3]), p[2] + share * (p[1] - p[2])]))
+        others = [shape for j, shape in enumerate(shapes) if j != i]
+        first, second = (all(not band.intersects(other)
+                             or band.intersection(other).area <= COVERED_SHARE * band.area
+                             for other in others) for band in bands)
+        out.append((first, second))
+    return out
 
 
 def overlap(a: npt.ArrayLike, b: npt.ArrayLike) -> float:

@@ -180,6 +180,33 @@ def test_the_end_bands_weigh_the_suit_of_an_uncovered_card(
                     _bands({"C": 0.9, "S": 0.08}, {"C": 0.6, "S": 0.3})) == "AC"
 
 
+def test_a_card_something_may_lie_on_is_weighed_by_its_clear_bands_alone(
+        identifier: CardIdentifier) -> None:
+    def read(first: dict[str, float], second: dict[str, float], band: np.ndarray) -> str:
+        a, b = (_probs(identifier, identifier.classes, **c) for c in (first, second))
+        return identifier._decide_bands(identifier._combine(a, b), np.stack([a, b]), band).card
+
+    hearts = _bands({"H": 0.95, "D": 0.04}, {})[:1]  # one band clear of other cards
+    assert read({"7D": 0.85, "7H": 0.1}, {"other": 0.98}, hearts) == "7H"
+    assert read({"7D": 0.999, "7H": 1e-4}, {"7D": 0.999}, hearts) == "7D"
+    assert read({"9S": 0.45, "9H": 0.35}, {"other": 0.98}, hearts) == "9H"
+    assert read({"JK": 0.9}, {"JK": 0.3, "JH": 0.65}, hearts) == "JK"
+
+
+@pytest.mark.skipif(not DEFAULT_SUIT_MODEL.exists(), reason="no suit model")
+def test_only_the_bands_said_clear_of_a_covered_card_are_read(
+        identifier: CardIdentifier) -> None:
+    image, corners = _seven_of_clubs()
+    quick, = identifier.identify_many(image, [corners], quick=True)
+    assert quick.cut is not None
+    cuts = [quick.cut] * 3
+    rows = identifier._read_bands(cuts, [(True, False), (False, False), (True, True)])
+    assert sorted(rows) == [0, 2] and rows[0].shape == (1, 4) and rows[2].shape == (2, 4)
+    assert np.allclose(rows[0][0], rows[2][0])  # the same first band
+    covered, = identifier.confirm([quick], [False], clear=[(True, True)])
+    assert covered.card == "7C" and covered.face is None  # bands, but no face, read
+
+
 @pytest.mark.skipif(not DEFAULT_SUIT_MODEL.exists(), reason="no suit model")
 def test_the_shipped_suit_model_reads_a_rendered_card_s_bands(
         identifier: CardIdentifier) -> None:

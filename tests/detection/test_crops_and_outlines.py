@@ -30,6 +30,7 @@ from referee.detection.detect import (
 )
 from referee.detection.outlines import (
     alone,
+    clear_bands,
     distinct,
     find_cards,
     greedy_distinct,
@@ -115,6 +116,22 @@ def test_the_end_bands_are_the_whole_width_of_each_end_turned_alike() -> None:
             assert x > 0.75 and y < 0.35
             # the other end's marks are not in it (the band stops 36 mm down a card 88 long)
             assert at(band, (0, 255, 255) if index_mark == (0, 255, 0) else (0, 255, 0)) is None
+
+
+def test_an_end_band_is_clear_when_no_other_outline_reaches_into_it() -> None:
+    # Cards drawn 1 px a mm: b lies over the bottom 18 mm of a, c far away.
+    a = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], float)
+    b = np.array([[0, 70], [63, 70], [63, 158], [0, 158]], float)
+    c = np.array([[300, 0], [363, 0], [363, 88], [300, 88]], float)
+    for order in itertools.permutations(range(4)):
+        bands = clear_bands([a[list(order)], b, c])
+        # in band_crops' order: the band at order_corners' first corner comes first
+        top_first = order_corners(a[list(order)])[0][1] == 0
+        assert bands[0] == ((True, False) if top_first else (False, True))
+        assert sorted(bands[1]) == [False, True] and bands[2] == (True, True)
+    # a neighbour 30 mm over a's side reaches into both its bands
+    d = np.array([[33, 0], [96, 0], [96, 88], [33, 88]], float)
+    assert clear_bands([a, d])[0] == (False, False)
 
 
 def test_alone_tells_cards_something_may_cover_from_cards_apart() -> None:
@@ -261,7 +278,7 @@ def test_detect_refuses_what_it_cannot_do_in_one_line(tmp_path, case, needle) ->
 class _Reads:
     """A stand-in identifier: reads outlines by where their centre lies (x < 480: 7H)."""
 
-    def identify_many(self, image, cards, uncovered=None, *, quick=False):  # type: ignore[no-untyped-def]
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
         from referee.detection.cards import CardReading
 
         out = []
@@ -271,7 +288,7 @@ class _Reads:
                        CardReading("??", 0.45, (("QC", 0.45), ("other", 0.9))))
         return out
 
-    def confirm(self, readings, uncovered=None, *, ensemble=True):  # type: ignore[no-untyped-def]
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
         return list(readings)
 
 
@@ -303,7 +320,7 @@ def test_an_unreadable_outline_needs_the_detector_s_word() -> None:
 class _ReadsTable(_Reads):
     """Reads every outline's corners as table (a design never seen)."""
 
-    def identify_many(self, image, cards, uncovered=None, *, quick=False):  # type: ignore[no-untyped-def]
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
         from referee.detection.cards import CardReading
 
         return [CardReading("??", 0.2, (("other", 0.9), ("other", 0.8))) for _ in cards]
