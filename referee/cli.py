@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 import click
 
 from referee.adjudication import InputLineError, adjudicate_lines
+from referee.detection.onnx_model import ModelMissingError
 from referee.rules.registry import GAMES, UnknownGameError, rules_for
 
 if TYPE_CHECKING:
@@ -428,6 +429,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(1)
     except UnknownGameError as error:
         fail(str(error))
+    except ModelMissingError as error:  # a model file damaged after the install
+        fail(f"{error}: restore the models folder (git checkout -- models)")
     except (BrokenPipeError, KeyboardInterrupt):
         sys.exit(1)
     except Exception as error:  # one line, never a traceback; REFEREE_DEBUG=1 shows it

@@ -224,3 +224,25 @@ def test_fields_the_referee_does_not_know_are_ignored(
     lines = [{**GOOD[0], "source": "camera 1"}, {**GOOD[1], "frame": 12}, GOOD[2]]
     code, out, _ = run(["adjudicate", write(tmp_path, [json.dumps(o) for o in lines])], capsys)
     assert code == 0 and len(out.splitlines()) == 4
+
+
+def test_a_model_file_that_cannot_be_loaded_is_one_line_of_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import cv2
+    import numpy as np
+
+    from referee.detection import detect
+    from referee.detection.onnx_model import ModelMissingError
+
+    def broken(*_: object, **__: object) -> None:  # as a damaged card_suit.onnx fails
+        raise ModelMissingError("models/card_suit.onnx cannot be loaded by onnxruntime "
+                                "(InvalidProtobuf)")
+
+    monkeypatch.setattr(detect, "detect", broken)
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), np.full((120, 160, 3), 90, np.uint8))
+    code, _, err = run(["detect", str(image)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("referee: error: models/card_suit.onnx cannot be loaded") \
+        and "internal error" not in err and "git checkout" in err
