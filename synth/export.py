@@ -128,7 +128,7 @@ def _save(job: Job, kind: str, label: str, filename: str, picture: np.ndarray) -
 
 def suit_label(label: str) -> str:
     """The suit model's class for a card labelled ``label``: its suit, or ``none``."""
-    return label[1] if len(label) == 2 and label[1] in "CDHS" and label != "JK" else "none"
+    return label[1] if len(label) == 2 and label[1] in "CDHS" else "none"
 
 
 def _face_crops(image: np.ndarray, truth: Any, job: Job, name: str) -> int:

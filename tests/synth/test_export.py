@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from synth.export import export
+from synth.export import export, suit_label
 
 
 def test_export_writes_obb_labels_and_index_crops(tmp_path: Path) -> None:
@@ -52,6 +52,13 @@ def test_export_writes_whole_faces_of_uncovered_cards(tmp_path: Path) -> None:
     assert {p.parent.name for p in faces} <= {*_codes(), "JK", "back"}
     # An ordinary export writes faces too, beside the index crops, with table as "other".
     assert {p.parent.name for p in (tmp_path / "a" / "faces").rglob("*.png")} >= {"other"}
+    # Each face's two end bands, in its suit's folder (none for a back or joker).
+    bands = list((tmp_path / "f" / "suits").rglob("*.png"))
+    assert len(bands) == 2 * len(faces)
+    suit_of = {face.stem: suit_label(face.parent.name) for face in faces}
+    assert all(suit_of[band.stem.rsplit("_", 1)[0]] == band.parent.name for band in bands)
+    assert [suit_label(c) for c in ("AS", "TD", "KH", "2C", "JK", "back")] == \
+        ["S", "D", "H", "C", "none", "none"]
 
 
 def _codes() -> list[str]:
