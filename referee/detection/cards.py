@@ -138,6 +138,16 @@ class CardReading:
     alternatives: tuple[tuple[str, float], ...] = field(default=(), compare=False)
 
 
+def _revised(reading: CardReading, card: str, confidence: float,
+             face: tuple[str, float] | None) -> CardReading:
+    """``reading`` decided anew as ``card``: the corners' own reading, when another card,
+    becomes the first of its alternatives."""
+    others = tuple((code, p) for code, p in ((reading.card, reading.confidence),
+                                              *reading.alternatives)
+                   if code != card and _suited(code))
+    return CardReading(card, confidence, reading.corners, face, reading.cut, others)
+
+
 class _Classifier:
     """One ONNX classifier of square BGR crops and its class names; with the ``members``
     its metadata lists (further runs on the same classes, files beside it), an ensemble
@@ -361,13 +371,7 @@ class CardIdentifier:
         overlaps (``band``: a row of ``SUITS`` probabilities for each): the suit as
         ``_decide`` weighs it without a face."""
         card, confidence = self._by_bands(reading.card, reading.confidence, corners, band)
-        if card == reading.card:
-            return reading
-        others = tuple((code, p) for code, p in ((reading.card, reading.confidence),
-                                                  *reading.alternatives)
-                       if code != card and _suited(code))
-        return CardReading(card, confidence, reading.corners, reading.face, reading.cut,
-                           others)
+        return _revised(reading, card, confidence, reading.face)
 
     def _decide(self, reading: CardReading, face: npt.NDArray[np.float32],
                 corners: npt.NDArray[np.float32], px_per_mm: float,
@@ -405,10 +409,7 @@ class CardIdentifier:
             card, confidence = self._by_bands(card, confidence, corners, band)
         elif NOT_A_CARD in (code for code, _ in reading.corners):
             card, confidence = self._suit_from_face(reading, face, corners) or (card, confidence)
-        others = tuple((code, p) for code, p in ((reading.card, reading.confidence),
-                                                  *reading.alternatives)
-                       if code != card and _suited(code))
-        return CardReading(card, confidence, reading.corners, read, reading.cut, others)
+        return _revised(reading, card, confidence, read)
 
     def _by_bands(self, card: str, confidence: float, corners: npt.NDArray[np.float32],
                   band: npt.NDArray[np.float32]) -> tuple[str, float]:
