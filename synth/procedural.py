@@ -15,6 +15,7 @@ Cards are cached like packaged ones (252 x 352 px RGBA, rounded corners) under
 
 from __future__ import annotations
 
+import os
 import subprocess
 from functools import cache, lru_cache
 from pathlib import Path
@@ -63,16 +64,27 @@ PIPS: Final[dict[int, list[tuple[float, float]]]] = {
 #: Back designs: 0-3 lines and dots, 4 a picture, 5 a tiled motif, 6 an emblem on plain.
 BACK_STYLES: Final = 7
 #: Joker corners: the word reading upwards, a star, stacked letters, the word across the
-#: top, the word reading downwards, "Joker" stacked in mixed case, and (recipes 4) a big
-#: "J" as tall as a rank over "oker" stacked small.
-JOKER_STYLES: Final = 7
+#: top, the word reading downwards, "Joker" stacked in mixed case, (recipes 4) a big "J" as
+#: tall as a rank over "oker" stacked small, and (recipes 7) a big "J" with "oker" small
+#: across the top beside it, the letters wandering up and down.
+JOKER_STYLES: Final = 8
+#: The styles the first recipes drew from (the first six); the later ones are drawn from
+#: streams of their own.
+FIRST_JOKER_STYLES: Final = 6
+#: Recipes 7: the share of training designs whose jokers write the word across the top
+#: (as aisleriot tango_nuevo's does), and of those the share printing it only once, at the
+#: top (no turned copy: the bottom shows the picture).
+ACROSS_JOKER_SHARE: Final = 0.3
+ACROSS_JOKER_ONCE: Final = 0.5
+#: How tall (mm) such a joker's first letter is: tango_nuevo's "J" is 15.5 mm.
+ACROSS_JOKER_MM: Final = (7.0, 17.0)
 #: Procedural designs from this number on are in no deck split: they stand in for the joker
 #: or back of a packaged design that has none (``synth.scene.stand_in``). They are part of
 #: what a validation or held-out design looks like, so recipes 4 and later leave them as
 #: recipes 3 drew them.
 STAND_IN_FIRST: Final = 1000
 #: Bumped whenever a recipe draws differently: the cache of drawn cards is kept per version.
-RECIPE_VERSION: Final = 6
+RECIPE_VERSION: Final = 7
 #: Jumbo indices (recipes 5): how many training designs print them, and how tall (mm). Real
 #: jumbo-index decks print a rank 12-16 mm tall; aisleriot tango_nuevo 15.5 mm. Every design
 #: before drew it 5-10.5 mm tall, and the index model read such a rank as another
@@ -171,7 +183,7 @@ class _Recipe:
                                     more.uniform(120, 255))
         self.back_inset_mm = 4.0 if more.random() < 0.6 else float(more.uniform(0.0, 2.5))
         self.back_seed = int(more.integers(2**31))
-        self.joker_style = int(more.integers(JOKER_STYLES - 1))  # the seventh: recipes 4
+        self.joker_style = int(more.integers(FIRST_JOKER_STYLES))
         # Layouts and shapes the packaged designs show and the first recipes lacked (aisleriot
         # tango's blobby diamonds, tango_nuevo's suit in the opposite corner and one giant pip,
         # jokers spelled downwards): a third stream, so the earlier draws stay as they were.
@@ -230,6 +242,14 @@ class _Recipe:
         self.joker_seed = int(jester.integers(2**31))
         if jester.random() < 0.25 and index < STAND_IN_FIRST:
             self.joker_style = 6
+        # Jokers that write the word across the top, a big "J" and "oker" small beside it
+        # (recipes 7): aisleriot tango_nuevo's, which the corners read as a jack of diamonds
+        # and the suit model's bands as red. An eighth stream; the stand-ins stay.
+        across = np.random.default_rng(80_000 + index)
+        self.joker_once = False
+        if across.random() < ACROSS_JOKER_SHARE and index < STAND_IN_FIRST:
+            self.joker_style = 7
+            self.joker_once = bool(across.random() < ACROSS_JOKER_ONCE)
 
 
 def _hsv_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -609,14 +629,39 @@ def _joker_corners(card: PILImage.Image, recipe: _Recipe) -> None:
     elif recipe.joker_style == 5:  # "Joker" stacked in mixed case, the letters wandering
         sprites += _stacked("Joker", [4.5, 3.2, 3.2, 3.2, 3.2], 1.2, recipe.rank_font, colour,
                             x, y)
-    else:  # a "J" as tall as a rank, "oker" stacked small below it
+    elif recipe.joker_style == 6:  # a "J" as tall as a rank, "oker" stacked small below it
         letters = np.random.default_rng(recipe.joker_seed + 1)  # recipe.rng's draws stay
         small = recipe.rank_mm * float(letters.uniform(0.4, 0.6))
         sprites += _stacked("Joker", [recipe.rank_mm] + [small] * 4, 0.0, recipe.rank_font,
                             colour, x, y)
+    else:  # a "J" as tall as a rank, "oker" small across the top beside it, wandering
+        sprites += _across("Joker", recipe, colour, x, y)
     for sprite, sx, sy in sprites:
         _paste(card, sprite, sx, sy)
-        _paste(card, sprite, sx, sy, turned=True)
+        if not recipe.joker_once:
+            _paste(card, sprite, sx, sy, turned=True)
+
+
+def _across(word: str, recipe: _Recipe, colour: tuple[int, int, int], x: float, y: float,
+            ) -> list[tuple[PILImage.Image, float, float]]:
+    """``word``'s first letter at (x, y), ``ACROSS_JOKER_MM`` tall (whatever the design's
+    rank: these words are printed big), the others 0.4-0.65 of it beside it, each a little
+    higher or lower than the one before (aisleriot tango_nuevo)."""
+    px = ART_PX_PER_MM
+    letters = np.random.default_rng(recipe.joker_seed + 2)  # recipe.rng's draws stay
+    tall = float(letters.uniform(*ACROSS_JOKER_MM))
+    first = _glyph(word[0], recipe.rank_font, tall * px, colour)
+    sprites = [(first, x, y)]
+    small = tall * float(letters.uniform(0.4, 0.65))
+    left = x + first.width + float(letters.uniform(0.5, 2.0)) * px
+    drop = tall - small  # how far the small letters may sit below the top
+    for letter in word[1:]:
+        glyph = _glyph(letter, recipe.rank_font, small * float(letters.uniform(0.85, 1.15)) * px,
+                       colour)
+        top = y + drop * float(letters.uniform(0.1, 0.9)) * px
+        sprites.append((glyph, left, top))
+        left += glyph.width + float(letters.uniform(0.3, 1.5)) * px
+    return sprites
 
 
 def _stacked(word: str, heights_mm: list[float], wander_mm: float, font: str,
@@ -742,9 +787,12 @@ def _bleeds(index: int) -> bool:
 
 def turned_index_hidden(deck: str, code: str) -> bool:
     """Whether the card's turned (bottom-right) index lies under a giant pip running off
-    the card (recipes 6): that corner shows the pip, so it is no sample of the index."""
-    if not is_procedural(deck) or code in ("JK", "back"):
+    the card (recipes 6), or is not printed (a joker of recipes 7 writing its word only at
+    the top): that corner shows the pip or the picture, so it is no sample of the index."""
+    if not is_procedural(deck) or code == "back":
         return False
+    if code == "JK":
+        return _Recipe(int(deck.removeprefix(PREFIX))).joker_once
     rank = Card.parse(code).rank
     return rank <= 10 and _bleeds(int(deck.removeprefix(PREFIX)))
 
@@ -761,6 +809,10 @@ def rasterise_procedural(deck: str) -> dict[str, Path]:
     recipe = _Recipe(index)
     for code in codes:
         card = _back(recipe) if code == "back" else _face(recipe, code)
-        cv2.imwrite(str(paths[code]), _rounded(card))
+        # Written whole, then renamed: export workers drawing the same design at once (a
+        # cold cache) never read one another's half-written file.
+        partial = paths[code].with_name(f".{code}.{os.getpid()}.png")
+        cv2.imwrite(str(partial), _rounded(card))
+        os.replace(partial, paths[code])
     (folder / ".complete").touch()
     return paths

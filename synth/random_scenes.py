@@ -8,6 +8,7 @@ by webcams and phones from overhead to 45 degrees.
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -73,6 +74,7 @@ def random_scene(rng: np.random.Generator, split: Split, *,
                  uncovered_view_mm: tuple[float, float] = UNCOVERED_VIEW_MM,
                  covered_kinds: bool = False,
                  overlapping_rows: bool = False,
+                 joker: bool = False,
                  ) -> tuple[Renderer, Scene, str]:
     """A renderer (camera, table, light) and a scene of cards; returns the deck too.
     ``uncovered``: 6-15 cards apart in a loose grid, seen by a webcam framing between
@@ -82,7 +84,9 @@ def random_scene(rng: np.random.Generator, split: Split, *,
     from a stream of their own so the scenes without them stay as they were.
     ``overlapping_rows``: half the close-ups of 2-5 cards lay them side by side, each over
     part of the one before with its index corner in view (as photos of cards laid down show
-    them; the close-ups' other rows are squeezed into tight fans), from a third stream."""
+    them; the close-ups' other rows are squeezed into tight fans), from a third stream.
+    ``joker``: the joker is among the cards (one of them at random becomes it), every other
+    draw as without."""
     extra = np.random.default_rng(int(rng.integers(2**63))) if covered_kinds else None
     rows = np.random.default_rng(int(rng.integers(2**63))) if overlapping_rows else None
     pool = decks or decks_for(split)
@@ -101,6 +105,8 @@ def random_scene(rng: np.random.Generator, split: Split, *,
     if uncovered:
         view, n = float(rng.uniform(*uncovered_view_mm)), int(rng.integers(6, 16))
     codes = [str(c) for c in rng.choice([*CODES, "JK"], size=n, replace=False)]
+    if joker and "JK" not in codes:
+        codes[zlib.crc32(" ".join(codes).encode()) % n] = "JK"  # rng's draws stay
     placed: list[Placed] = []
     spread = 0.35 if close else 1.0
     positions = _layout_positions(rng, n, "grid" if uncovered else None)

@@ -192,3 +192,24 @@ def test_export_cuts_index_corners_as_asked_and_records_the_cut(tmp_path: Path) 
     short, tall = (cv2.imread(str(tmp_path / side / card)) for side in "ab")
     assert short.shape == tall.shape == (64, 64, 3)
     assert not np.array_equal(short, tall)
+
+
+def test_joker_scenes_show_the_joker_and_otherwise_the_same_scene() -> None:
+    """``joker=True`` (``export --jokers``, for the suit model's ``none`` of jokers): every
+    scene shows its design's joker, in place of one of the cards it would show."""
+    from synth.random_scenes import random_scene
+
+    changed = 0
+    for seed in range(12):
+        _, plain, deck = random_scene(np.random.default_rng(seed), "train", uncovered=True)
+        _, joker, joker_deck = random_scene(np.random.default_rng(seed), "train",
+                                            uncovered=True, joker=True)
+        labels = [o.label for o in plain.objects if o.kind == "card"]
+        joker_labels = [o.label for o in joker.objects if o.kind == "card"]
+        assert joker_deck == deck and len(joker_labels) == len(labels)
+        differ = [(a, b) for a, b in zip(labels, joker_labels, strict=True) if a != b]
+        # One card became the joker (labelled "back" when it lies face down, as 8% do).
+        assert differ in ([], [(differ[0][0] if differ else "", "JK")])
+        assert "JK" in joker_labels or "back" in joker_labels
+        changed += bool(differ)
+    assert changed >= 6  # most scenes had no joker of their own

@@ -12,6 +12,7 @@ from PIL import Image as PILImage
 from synth.decks import decks_for
 from synth.procedural import (
     BACK_STYLES,
+    FIRST_JOKER_STYLES,
     JOKER_STYLES,
     JUMBO_INDEX_END_MM,
     JUMBO_RANK_MM,
@@ -76,6 +77,7 @@ def test_procedural_designs_only_train() -> None:
 def test_every_joker_style_marks_both_corners(style: int) -> None:
     recipe = _Recipe(5)
     recipe.joker_style = style
+    recipe.joker_once = False
     card = cv2.cvtColor(np.asarray(_face(recipe, "JK")), cv2.COLOR_RGBA2BGRA)
     side = 26 * 4
     assert _ink(card, slice(0, side), slice(0, side)) > 0.01
@@ -160,10 +162,32 @@ def test_recipes_4_give_training_designs_new_jokers_and_leave_the_stand_ins() ->
     """Recipes 4 draw new jokers for training designs only: the designs standing in for a
     validation or held-out design's missing joker or back stay as recipes 3 drew them."""
     stand_in = _Recipe(STAND_IN_FIRST + 57)
-    assert not stand_in.drawn_joker and stand_in.joker_style < JOKER_STYLES - 1
+    assert not stand_in.drawn_joker and stand_in.joker_style < FIRST_JOKER_STYLES
     styles = {_Recipe(i).joker_style for i in range(STAND_IN_FIRST, STAND_IN_FIRST + 100)}
-    assert JOKER_STYLES - 1 not in styles
-    assert any(_Recipe(i).joker_style == JOKER_STYLES - 1 for i in range(96))
+    assert styles <= set(range(FIRST_JOKER_STYLES))
+    assert any(_Recipe(i).joker_style == 6 for i in range(96))
+
+
+def test_recipes_7_write_some_jokers_across_the_top_some_only_once() -> None:
+    """Recipes 7: about three in ten training designs write "Joker" across the top (a big
+    "J", "oker" small beside it); about half of those print it only at the top, whose
+    turned corner then shows no index and is no sample of one."""
+    across = [i for i in range(96) if _Recipe(i).joker_style == 7]
+    assert 15 <= len(across) <= 45
+    once = [i for i in across if _Recipe(i).joker_once]
+    assert 0 < len(once) < len(across)
+    assert all(_Recipe(i).joker_style < 7 for i in range(STAND_IN_FIRST, STAND_IN_FIRST + 100))
+    card = cv2.cvtColor(np.asarray(_face(_Recipe(once[0]), "JK")), cv2.COLOR_RGBA2BGRA)
+    top = _ink(card, slice(0, 20 * 4), slice(0, W))
+    recipe = _Recipe(once[0])
+    recipe.joker_once = False
+    twice = cv2.cvtColor(np.asarray(_face(recipe, "JK")), cv2.COLOR_RGBA2BGRA)
+    assert np.array_equal(card[:H // 2], twice[:H // 2])  # the same word at the top
+    assert top > 0.01
+    assert not np.array_equal(card[-20 * 4:], twice[-20 * 4:])  # the turned copy is gone
+    assert turned_index_hidden(f"proc:{once[0]:02d}", "JK")
+    printed_twice = next(i for i in across if i not in once)
+    assert not turned_index_hidden(f"proc:{printed_twice:02d}", "JK")
 
 
 def test_recipes_5_give_some_training_designs_jumbo_indices_that_fit_the_index_cut() -> None:
