@@ -35,8 +35,10 @@ from referee.detection.crops import (
     CARD_W_MM,
     INDEX_CROP_PX,
     LEGACY_INDEX_MM,
-    band_crops,
+    bands_of,
+    canonical_card,
     face_crop,
+    face_of,
     index_crops,
     short_side,
 )
@@ -227,11 +229,16 @@ class _Cut:
     image: Image = field(repr=False)
     outline: npt.NDArray[np.float64] = field(repr=False)
 
+    @cached_property
+    def _flat(self) -> Image:
+        """The card seen straight on: warped once for both its face and its end bands."""
+        return canonical_card(self.image, self.outline)
+
     def face(self) -> Image:
-        return face_crop(self.image, self.outline)
+        return face_of(self._flat)
 
     def bands(self) -> tuple[Image, Image]:
-        return band_crops(self.image, self.outline)
+        return bands_of(self._flat)
 
     def px_per_mm(self) -> float:
         """How large the card is seen: its shortest side in pixels over a card's width."""

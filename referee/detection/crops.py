@@ -107,18 +107,24 @@ def band_crops(image: Image, corners: npt.ArrayLike) -> tuple[Image, Image]:
     squeezed to an upright ``SUIT_CROP_PX`` square, in the order ``index_crops`` cuts its
     corners: the first band holds the first index corner, the second is turned a half turn
     so both look alike."""
-    warp = _card_warp(corners, CANONICAL_PX_PER_MM)
-    card_w, card_h = (round(v * CANONICAL_PX_PER_MM) for v in (CARD_W_MM, CARD_H_MM))
+    return bands_of(canonical_card(image, corners))
+
+
+def bands_of(flat: Image) -> tuple[Image, Image]:
+    """``band_crops`` of a card already seen straight on (``canonical_card``)."""
     h = round(SUIT_BAND_MM * CANONICAL_PX_PER_MM)
-    first = _warp_part(image, warp, 0, 0, (card_w, h))
-    second = _warp_part(image, warp, 0, card_h - h, (card_w, h))
-    return (_scaled(first, SUIT_CROP_PX),
-            _scaled(np.asarray(cv2.rotate(second, cv2.ROTATE_180), np.uint8), SUIT_CROP_PX))
+    return (_scaled(flat[:h], SUIT_CROP_PX),
+            _scaled(np.asarray(cv2.rotate(flat[-h:], cv2.ROTATE_180), np.uint8), SUIT_CROP_PX))
 
 
 def face_crop(image: Image, corners: npt.ArrayLike) -> Image:
     """The whole face squeezed to a ``FACE_CROP_PX`` square, as ``card_crops`` cuts it."""
-    return _scaled(canonical_card(image, corners), FACE_CROP_PX)
+    return face_of(canonical_card(image, corners))
+
+
+def face_of(flat: Image) -> Image:
+    """``face_crop`` of a card already seen straight on (``canonical_card``)."""
+    return _scaled(flat, FACE_CROP_PX)
 
 
 def card_crops(image: Image, corners: npt.ArrayLike,
