@@ -5,22 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
-from shapely.geometry import Polygon
 
-from synth import printed
-from training.card_verifier_data import (
-    CARD_ASPECT,
-    CUT_ASPECT_JITTER,
-    CUT_TILT,
-    _best_iou,
-    balance,
-    card_shaped_quad,
-    mine,
-    printed_faces,
-)
+from training.card_verifier_data import _best_iou, balance, mine
 
 
 def _faces(folder: Path, count: int) -> None:
@@ -60,32 +48,3 @@ def test_mining_writes_faces_under_their_labels_and_records_what_it_made(
              for label in ("card", "not_card")}
     assert found == {"card": made["card"], "not_card": made["not_card"]}
     assert made["card"] >= 2  # one true card a scene at least
-
-
-def test_quads_cut_from_printed_matter_are_card_shaped_and_lie_in_the_picture() -> None:
-    rng = np.random.default_rng(7)
-    for _ in range(200):
-        size = (int(rng.integers(320, 640)), int(rng.integers(320, 640)))
-        quad = card_shaped_quad(rng, size)
-        assert quad.shape == (4, 2)
-        assert (quad >= 0).all() and (quad[:, 0] <= size[0]).all() and (quad[:, 1] <= size[1]).all()
-        shape = Polygon(quad)
-        assert shape.is_valid and shape.convex_hull.area == pytest.approx(shape.area)
-        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-        short, long = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-        slack = CUT_ASPECT_JITTER + 3 * CUT_TILT
-        assert CARD_ASPECT * (1 - slack) <= short / long <= CARD_ASPECT * (1 + slack)
-
-
-@pytest.mark.parametrize("kind", printed.KINDS)
-def test_each_kind_of_printed_patch_fills_the_picture_with_something_to_see(kind: str) -> None:
-    image = printed.patch(np.random.default_rng(3), (300, 200), kind)
-    assert image.shape == (200, 300, 3) and image.dtype == np.uint8
-    assert float(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).std()) > 3.0  # not one flat colour
-
-
-def test_printed_faces_are_written_as_not_card_faces(tmp_path: Path) -> None:
-    assert printed_faces(tmp_path, "train", 5, seed=2) == 5
-    faces = sorted((tmp_path / "train" / "not_card").glob("*.png"))
-    assert len(faces) == 5
-    assert all(cv2.imread(str(face)).shape == (64, 64, 3) for face in faces)

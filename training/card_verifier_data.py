@@ -14,11 +14,6 @@ faces of up to ``--truth-per-scene`` true cards at least 40% visible, cut from t
 corners, so that designs and backs the detector happened to outline well are not all the
 verifier sees of cards.
 
-Real photos hold far more such things than rendered scenes (flyers, book covers and pages,
-letters, plastic grids, tiles), so ``--printed N`` adds N faces cut from ``synth.printed``
-patches (``N // 5`` to ``val/``), each through a card-shaped quad at a random size, turn and
-tilt, under the renderer's photometry (light, blur, noise, JPEG).
-
 Rendered scenes hold far fewer card-like things than cards, so ``--balance`` makes a set
 (hard links, no copies) with at most ``--cards-per-not-card`` cards for each ``not_card``
 face of each split, drawn at random.
@@ -40,7 +35,6 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 from referee.detection.crops import face_crop
 from referee.detection.detect import detect, load_detector, load_identifier
 from referee.detection.outlines import quad_iou
-from synth import effects, printed
 from synth.decks import Split
 from synth.random_scenes import random_scene
 
@@ -93,43 +87,6 @@ def mine(out: Path, split: Split, scenes: int, seed: int, truth_per_scene: int,
     return counts
 
 
-#: A card is 63 x 88 mm; the quads cut from printed patches are that shape give or take
-#: CUT_ASPECT_JITTER, and each corner moves by up to CUT_TILT of the quad's short side.
-CARD_ASPECT, CUT_ASPECT_JITTER, CUT_TILT = 63 / 88, 0.15, 0.06
-
-
-def card_shaped_quad(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
-    """Four corners (pixels) of a card-shaped quad lying wholly inside an image of ``size``."""
-    width, height = size
-    long_side = rng.uniform(0.35, 0.95) * min(width, height)
-    short = long_side * CARD_ASPECT * rng.uniform(1 - CUT_ASPECT_JITTER, 1 + CUT_ASPECT_JITTER)
-    angle = np.radians(rng.uniform(0, 180))
-    axes = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
-    unit = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) / 2
-    quad = (unit * (short, long_side)) @ axes
-    quad += rng.uniform(-CUT_TILT, CUT_TILT, (4, 2)) * short
-    reach = np.abs(quad).max(axis=0)
-    # turned, a long quad may not fit: it is made smaller until it does
-    fit = min(1.0, (width / 2 - 1) / reach[0], (height / 2 - 1) / reach[1])
-    quad, reach = quad * fit, reach * fit
-    centre = [rng.uniform(reach[0], max(reach[0], width - reach[0])),
-              rng.uniform(reach[1], max(reach[1], height - reach[1]))]
-    return np.asarray(quad + centre, np.float64)
-
-
-def printed_faces(out: Path, folder: str, count: int, seed: int) -> int:
-    """``count`` ``not_card`` faces cut from ``synth.printed`` patches into ``out/folder``."""
-    rng = np.random.default_rng(seed)
-    target = out / folder / "not_card"
-    target.mkdir(parents=True, exist_ok=True)
-    for number in tqdm(range(count), desc=f"{folder} printed faces", unit="face"):
-        size = (int(rng.integers(320, 640)), int(rng.integers(320, 640)))
-        image = effects.apply(printed.patch(rng, size), effects.Photometry.random(rng), rng)
-        face = face_crop(image, card_shaped_quad(rng, size))
-        cv2.imwrite(str(target / f"printed{seed}_{number}.png"), face)
-    return count
-
-
 def balance(source: Path, out: Path, ratio: float, seed: int) -> dict[str, dict[str, int]]:
     """``source``'s faces with at most ``ratio`` cards per not_card face in each split."""
     rng = np.random.default_rng(seed)
@@ -160,9 +117,6 @@ def main() -> None:
     parser.add_argument("--val-scenes", type=int, default=400, help="validation-design scenes")
     parser.add_argument("--seed", type=int, default=41)
     parser.add_argument("--truth-per-scene", type=int, default=2)
-    parser.add_argument("--printed", type=int, default=0, metavar="N",
-                        help="add N not_card faces cut from printed matter, grids and tiles "
-                        "(synth.printed; N // 5 more to val/), and mine no scenes")
     parser.add_argument("--covered-kinds", action="store_true",
                         help="scenes with stacks, overlapping rows and things lying on cards "
                         "(random_scene's covered_kinds and overlapping_rows)")
@@ -171,12 +125,6 @@ def main() -> None:
         print(json.dumps(balance(args.balance, args.out, args.cards_per_not_card, args.seed)))
         return
     started = time.perf_counter()
-    if args.printed:
-        made_printed = {"train": printed_faces(args.out, "train", args.printed, args.seed),
-                        "val": printed_faces(args.out, "val", args.printed // 5, args.seed + 1)}
-        print(json.dumps({"printed": made_printed,
-                          "seconds": round(time.perf_counter() - started)}))
-        return
     runs: tuple[tuple[Split, int], ...] = (("train", args.scenes), ("val", args.val_scenes))
     made = {split: mine(args.out, split, count, args.seed + offset, args.truth_per_scene,
                         args.covered_kinds)
