@@ -121,7 +121,8 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def _suited(code: str) -> bool:
+def suited(code: str) -> bool:
+    """Whether a card code names a face-up card of the four suits (not a joker, a back, `??`)."""
     return len(code) == 2 and code[0] in RANKS and code[1] in SUITS
 
 
@@ -146,7 +147,7 @@ def _revised(reading: CardReading, card: str, confidence: float,
     becomes the first of its alternatives."""
     others = tuple((code, p) for code, p in ((reading.card, reading.confidence),
                                               *reading.alternatives)
-                   if code != card and _suited(code))
+                   if code != card and suited(code))
     return CardReading(card, confidence, reading.corners, face, reading.cut, others)
 
 
@@ -399,7 +400,7 @@ class CardIdentifier:
         assert self._face is not None
         read = (self._face.classes[int(face.argmax())], float(face.max()))
         card, confidence = reading.card, reading.confidence
-        same_rank = _suited(card) and _suited(read[0]) and card[0] == read[0][0] and (
+        same_rank = suited(card) and suited(read[0]) and card[0] == read[0][0] and (
             card[0] != "A" or px_per_mm <= ACE_POOLED_PX_PER_MM)
         face_decides = (read[0] in FACE_DECIDES and read[1] >= FACE_SURE) or (
             read[0] == "JK" and read[1] >= FACE_JOKER_SURE
@@ -424,7 +425,7 @@ class CardIdentifier:
         ``corners``) and its end bands, without a face: a suited reading's suit pooled with
         the bands', and a reading other than a joker whose corners are sure of a rank only
         (``??``, perhaps a back) that rank in the suit they make likeliest."""
-        if _suited(card):
+        if suited(card):
             return self._pooled_suit(card[0], corners, band, (card, confidence))
         if card != "JK":
             rank, sure = self._rank(corners)
@@ -472,7 +473,7 @@ class CardIdentifier:
         assert self._face is not None
         rank, sure = self._rank(corners)
         coloured = [code for code, _ in ((reading.card, 0.0), *reading.alternatives)
-                    if _suited(code)]
+                    if suited(code)]
         if rank == "A" or not coloured:
             return None
         red = coloured[0][1] in RED_SUITS
@@ -500,6 +501,6 @@ class CardIdentifier:
         confidence = sure(best)
         card = self.classes[best] if confidence >= MIN_CONFIDENCE else UNSURE
         others = tuple((self.classes[int(k)], sure(int(k))) for k in order[1:]
-                       if _suited(self.classes[int(k)]))
+                       if suited(self.classes[int(k)]))
         return CardReading(card, confidence, readings, None, cut,  # type: ignore[arg-type]
                            others)

@@ -31,6 +31,11 @@ Image = npt.NDArray[np.uint8]
 DEFAULT_DETECTOR: Final = MODELS_DIR / "card_detector.onnx"
 #: Boxes scored below this are not kept (the identity check then drops non-cards).
 MIN_SCORE: Final = 0.25
+#: ``referee detect`` also takes boxes scored from this up to MIN_SCORE, when their corners
+#: read as a face-up card for sure (``detect.FAINT_SURE``): a card half under paper or
+#: overlapped by another often scores 0.1-0.25 (chosen on validation-design frames,
+#: models/README.md).
+FAINT_SCORE: Final = 0.1
 #: Of two boxes overlapping more than this (intersection over union), the weaker goes.
 #: Cards in a fan or a pile overlap a lot but seldom this much.
 NMS_IOU: Final = 0.7

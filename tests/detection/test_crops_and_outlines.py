@@ -336,6 +336,48 @@ def test_a_box_the_detector_is_sure_of_is_a_card_whatever_its_corners_read(
     assert [c.card for c in found.cards] == (["??"] if kept else [])
 
 
+class _ReadsAs(_Reads):
+    """Reads every outline as one card code, this sure."""
+
+    def __init__(self, card: str, confidence: float) -> None:
+        self.card, self.confidence = card, confidence
+
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        corner = (self.card, self.confidence)
+        return [CardReading(self.card, self.confidence, (corner, corner)) for _ in cards]
+
+
+class _FindsFaint(_Finds):
+    """A detector that finds the card only when asked for boxes as faint as its score."""
+
+    def find(self, image, min_score=0.25, slopes=None):  # type: ignore[no-untyped-def]
+        return super().find(image) if self.score >= min_score else []
+
+
+@pytest.mark.parametrize(("card", "confidence", "kept"), [
+    ("QC", 0.95, True), ("QC", 0.8, False), ("back", 0.99, False), ("JK", 0.99, False)])
+def test_a_faint_box_is_a_card_only_when_read_for_sure_as_a_face_up_card(
+        card: str, confidence: float, kept: bool) -> None:
+    from referee.detection.learned import FAINT_SCORE, MIN_SCORE
+
+    image, cards = _two_cards()
+    detector = _FindsFaint(cards[0])
+    detector.score = (FAINT_SCORE + MIN_SCORE) / 2
+    found = detect(image, _ReadsAs(card, confidence), detector,  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert [c.card for c in found.cards] == ([card] if kept else [])
+    # The same readings of a box scored MIN_SCORE are all kept
+    detector.score = MIN_SCORE
+    found = detect(image, _ReadsAs(card, confidence), detector,  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert [c.card for c in found.cards] == [card]
+    # With no card model nothing reads a faint box, so it is not reported
+    detector.score = (FAINT_SCORE + MIN_SCORE) / 2
+    assert detect(image, None, detector, shapes_too=False).cards == []  # type: ignore[arg-type]
+
+
 def _reference_distinct(boxes: list[np.ndarray], limit: float, at_limit: bool) -> list[int]:
     from shapely.geometry import MultiPoint
 
