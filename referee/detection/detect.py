@@ -9,6 +9,7 @@ from typing import Any, Final
 import cv2
 import numpy as np
 import numpy.typing as npt
+from shapely.geometry import Polygon
 
 from referee.detection.cards import (
     NOT_A_CARD,
@@ -40,6 +41,9 @@ SURE_CARD_SCORE: Final = 0.8
 #: A faint learned box (scored under ``learned.MIN_SCORE``, from ``learned.FAINT_SCORE``) is
 #: kept only when its corners read as a face-up card at least this sure.
 FAINT_SURE: Final = 0.9
+#: Two outlines read as the same face-up card, the smaller lying at least this share inside
+#: the other, are one card outlined twice (``_one_of_each``).
+SAME_CARD_INSIDE: Final = 0.8
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
 NOT_CARD_SURE: Final = 0.5
@@ -127,6 +131,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         chosen = [cardlike[k] for k in distinct(
             [outlines[i] for i in cardlike],
             [found[i].confidence + 1e-3 * outlines[i].score for i in cardlike])]
+        chosen = _one_of_each(chosen, outlines, found)
         outlines = [outlines[i] for i in chosen]
         # A card no other card overlaps shows its whole face: that is read too, and of the
         # others the end bands no other card overlaps. (The index model's ensemble is left
@@ -139,6 +144,29 @@ def detect(image: Image, identifier: CardIdentifier | None,
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
     return Detections(cards, warnings=warnings)
+
+
+def _one_of_each(chosen: list[int], outlines: list[Outline],
+                 found: list[CardReading]) -> list[int]:
+    """``chosen`` without the outlines that are a card outlined again: of two read as the
+    same face-up card, one lying at least SAME_CARD_INSIDE inside the other (half of the
+    card, or the card and its neighbour), the better read stays. A deck has one of each
+    card, and two cards lying apart do not overlap."""
+    shapes = {i: Polygon(outlines[i].corners).buffer(0) for i in chosen}
+    kept: list[int] = []
+    for i in sorted(chosen, key=lambda i: -(found[i].confidence + 1e-3 * outlines[i].score)):
+        card = found[i].card
+        if not (suited(card) and any(
+                found[j].card == card and _inside_share(shapes[i], shapes[j]) >= SAME_CARD_INSIDE
+                for j in kept)):
+            kept.append(i)
+    return [i for i in chosen if i in kept]
+
+
+def _inside_share(a: Polygon, b: Polygon) -> float:
+    """How much of the smaller of two outlines lies inside the other."""
+    smaller = min(a.area, b.area)
+    return float(a.intersection(b).area / smaller) if smaller > 0 else 0.0
 
 
 def _in_frame(corners: npt.NDArray[np.float64], image: Image) -> bool:

@@ -378,6 +378,63 @@ def test_a_faint_box_is_a_card_only_when_read_for_sure_as_a_face_up_card(
     assert detect(image, None, detector, shapes_too=False).cards == []  # type: ignore[arg-type]
 
 
+class _ReadsBy(_Reads):
+    """Reads each outline by its width: a card code and a confidence per width (pixels)."""
+
+    def __init__(self, by_width: dict[int, tuple[str, float]]) -> None:
+        self.by_width = by_width
+
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        out = []
+        for corners in cards:
+            width = round(float(np.ptp(np.asarray(corners, float)[:, 0])))
+            card, confidence = self.by_width[width]
+            out.append(CardReading(card, confidence, ((card, confidence), (card, confidence))))
+        return out
+
+
+class _FindsThese(_Finds):
+    def __init__(self, boxes: list[np.ndarray]) -> None:
+        self.boxes = boxes
+
+    def find(self, image, min_score=0.25, slopes=None):  # type: ignore[no-untyped-def]
+        from referee.detection.outlines import Outline
+
+        return [Outline(box, 0.6, learned=True) for box in self.boxes]
+
+
+def _rect(x: float, y: float, w: float, h: float) -> np.ndarray:
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
+
+
+@pytest.mark.parametrize(("half", "whole", "kept"), [
+    (("QS", 0.9), ("QS", 0.99), ["QS"]),          # half a card read as the card: one card
+    (("QS", 0.99), ("QS", 0.9), ["QS"]),          # the better read stays, whichever it is
+    (("QS", 0.99), ("QH", 0.9), ["QS", "QH"]),    # two cards read apart: both
+    (("back", 0.99), ("back", 0.9), ["back", "back"]),  # a pile of backs is no misread
+])
+def test_a_card_outlined_twice_one_outline_inside_the_other_is_one_card(
+        half: tuple[str, float], whole: tuple[str, float], kept: list[str]) -> None:
+    image = np.full((600, 900, 3), 90, np.uint8)
+    boxes = [_rect(100, 100, 120, 84), _rect(100, 100, 126, 176)]  # the top half, the card
+    reader = _ReadsBy({120: half, 126: whole})
+    found = detect(image, reader, _FindsThese(boxes), shapes_too=False)  # type: ignore[arg-type]
+    assert sorted(c.card for c in found.cards) == sorted(kept)
+    if len(kept) == 1:  # the better-read outline is the one kept
+        width = 120 if half[1] > whole[1] else 126
+        assert np.ptp(np.array(found.cards[0].corners)[:, 0]) == pytest.approx(width)
+
+
+def test_two_cards_read_alike_lying_apart_are_two_cards() -> None:
+    image = np.full((600, 900, 3), 90, np.uint8)
+    boxes = [_rect(100, 100, 120, 176), _rect(400, 100, 126, 176)]
+    reader = _ReadsBy({120: ("QS", 0.9), 126: ("QS", 0.99)})
+    found = detect(image, reader, _FindsThese(boxes), shapes_too=False)  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == ["QS", "QS"]
+
+
 def _reference_distinct(boxes: list[np.ndarray], limit: float, at_limit: bool) -> list[int]:
     from shapely.geometry import MultiPoint
 
