@@ -41,6 +41,9 @@ SURE_CARD_SCORE: Final = 0.8
 #: A faint learned box (scored under ``learned.MIN_SCORE``, from ``learned.FAINT_SCORE``) is
 #: kept only when its corners read as a face-up card at least this sure.
 FAINT_SURE: Final = 0.9
+#: An end of a box squarer than a card (``learned.split_merged``) needs this much (chosen on
+#: validation-design frames, models/README.md).
+SPLIT_SURE: Final = 0.97
 #: Two outlines read as the same face-up card, the smaller lying at least this share inside
 #: the other, are one card outlined twice (``_one_of_each``).
 SAME_CARD_INSIDE: Final = 0.8
@@ -188,7 +191,8 @@ def _cardlike(outline: Outline, reading: CardReading) -> bool:
     # A faint box is kept only for a face-up card read for sure: on validation-design frames
     # this found 3 cards in 754 more at 0.6 points less precision (models/README.md).
     if outline.learned and outline.score < MIN_SCORE and not (
-            suited(reading.card) and reading.confidence >= FAINT_SURE):
+            suited(reading.card)
+            and reading.confidence >= (SPLIT_SURE if outline.split else FAINT_SURE)):
         return False
     # An outline whose both corners read as table or clutter is no card. One read with
     # hardly any confidence is, on real photos, mostly not a card (paper, a box): 71 such

@@ -39,6 +39,13 @@ FAINT_SCORE: Final = 0.1
 #: Of two boxes overlapping more than this (intersection over union), the weaker goes.
 #: Cards in a fan or a pile overlap a lot but seldom this much.
 NMS_IOU: Final = 0.7
+#: A box whose short side is at least this share of its long side (a card's is 63 / 88 =
+#: 0.72) may be two cards lying side by side, outlined as one: it also gives, as faint boxes
+#: (scored SPLIT_SCORE at most; ``referee detect`` keeps one only when it reads as a face-up
+#: card ``detect.SPLIT_SURE`` sure), the card-shaped boxes at either end of it (``split_merged``).
+MERGED_SQUARENESS: Final = 0.8
+SPLIT_SCORE: Final = 0.2
+CARD_ASPECT: Final = 63 / 88
 LETTERBOX_GREY: Final = 114
 #: The box's sides are moved onto the card's edges found within this share of its short
 #: side (the boxes are a few mm off, often more than 8% of the card's width; index crops
@@ -83,6 +90,7 @@ class CardDetector:
         session = self._session
         raw = session.run(None, {session.get_inputs()[0].name: tensor})[0][0]  # 6 x N
         boxes = decode(np.asarray(raw, np.float64), scale, left, top, min_score)
+        boxes += split_merged(boxes)
         return tighten(image, boxes, slopes) if self.refine else boxes
 
 
@@ -99,7 +107,7 @@ def tighten(image: Image, boxes: list[Outline],
     return [Outline(refine_edges(slopes, b.corners,
                                  reach=max(4.0, REFINE_REACH * short_side(b.corners)),
                                  spread=max(2.0, REFINE_SPREAD * short_side(b.corners))),
-                    b.score, b.learned) for b in boxes]
+                    b.score, b.learned, b.split) for b in boxes]
 
 
 def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
@@ -115,3 +123,33 @@ def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
         if Polygon(corners).area > 0:
             outlines.append(Outline(corners, float(score), learned=True))
     return [outlines[i] for i in greedy_distinct([o.corners for o in outlines], NMS_IOU)]
+
+
+def split_merged(boxes: list[Outline]) -> list[Outline]:
+    """For each box scored at least MIN_SCORE that is squarer than a card (MERGED_SQUARENESS),
+    the card-shaped boxes at either end of it, each way round: two cards lying side by side
+    (a fan, a pair laid over each other) are often outlined as one, and neither card's index
+    corner is where that outline's corner is. They are faint boxes (``referee detect`` keeps
+    one only when it reads as a face-up card for sure)."""
+    out: list[Outline] = []
+    for box in boxes:
+        if box.score < MIN_SCORE:
+            continue
+        c = np.asarray(box.corners, np.float64)
+        sides = (c[1] - c[0], c[3] - c[0])  # from corner 0: along one side, along the other
+        lengths = [float(np.linalg.norm(side)) for side in sides]
+        if min(lengths) < MERGED_SQUARENESS * max(lengths):
+            continue
+        for along, across, length, width in ((sides[0], sides[1], *lengths),
+                                             (sides[1], sides[0], *lengths[::-1])):
+            short = length * CARD_ASPECT  # a card whose long side runs the box's side along
+            if short >= 0.95 * width:
+                continue
+            unit = across / width
+            for start in (0.0, width - short):
+                first = c[0] + unit * start
+                corners = np.array([first, first + along, first + along + unit * short,
+                                    first + unit * short])
+                out.append(Outline(corners, min(box.score, SPLIT_SCORE), learned=True,
+                                   split=True))
+    return out

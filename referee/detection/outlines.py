@@ -35,6 +35,8 @@ class Outline:
     score: float  # how card-like: solidity times aspect agreement, 0..1
     #: Found by the learned detector (``score`` is then its confidence), not by shape.
     learned: bool = False
+    #: One end of a learned box squarer than a card (``learned.split_merged``).
+    split: bool = False
 
 
 def _whiteness(image: Image) -> npt.NDArray[np.uint8]:

@@ -378,6 +378,25 @@ def test_a_faint_box_is_a_card_only_when_read_for_sure_as_a_face_up_card(
     assert detect(image, None, detector, shapes_too=False).cards == []  # type: ignore[arg-type]
 
 
+class _FindsSplit(_Finds):
+    """A detector whose one box is an end of a box squarer than a card."""
+
+    def find(self, image, min_score=0.25, slopes=None):  # type: ignore[no-untyped-def]
+        from referee.detection.learned import SPLIT_SCORE
+        from referee.detection.outlines import Outline
+
+        return [Outline(self.corners, SPLIT_SCORE, learned=True, split=True)]
+
+
+@pytest.mark.parametrize(("confidence", "kept"), [(0.95, False), (0.98, True)])
+def test_an_end_of_a_merged_box_needs_a_surer_reading_than_a_faint_box(
+        confidence: float, kept: bool) -> None:
+    image, cards = _two_cards()
+    found = detect(image, _ReadsAs("QC", confidence), _FindsSplit(cards[0]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert [c.card for c in found.cards] == (["QC"] if kept else [])
+
+
 class _ReadsBy(_Reads):
     """Reads each outline by its width: a card code and a confidence per width (pixels)."""
 

@@ -6,9 +6,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from shapely.geometry import Polygon
 
 from referee.detection.cards import ModelMissingError
-from referee.detection.learned import CardDetector, decode, tighten
+from referee.detection.learned import (
+    CARD_ASPECT,
+    MIN_SCORE,
+    SPLIT_SCORE,
+    CardDetector,
+    decode,
+    split_merged,
+    tighten,
+)
 from referee.detection.outlines import Outline, distinct, overlap
 
 
@@ -81,3 +90,32 @@ def test_with_a_spread_a_side_takes_a_near_edge_over_a_stronger_far_one() -> Non
     assert abs(strongest[:, 0].min() - 112) < 1.5
     nearest = refine_edges(slopes, box, reach=20.0, spread=4.0)
     assert abs(nearest[:, 0].min() - 100) < 1.5
+
+
+def _corners(cx: float, cy: float, w: float, h: float, degrees: float) -> np.ndarray:
+    return np.asarray(cv2.boxPoints(((cx, cy), (w, h), degrees)), np.float64)
+
+
+@pytest.mark.parametrize("degrees", [0.0, 25.0, -60.0])
+def test_a_box_squarer_than_a_card_gives_the_card_shaped_boxes_at_either_end(
+        degrees: float) -> None:
+    # Two 63 x 88 cards side by side, overlapping by a third, outlined as one 105 x 88 box.
+    merged = Outline(_corners(300, 300, 105, 88, degrees), 0.7, learned=True)
+    parts = split_merged([merged])
+    assert parts and all(p.learned and p.split and p.score == SPLIT_SCORE for p in parts)
+    whole = Polygon(merged.corners).buffer(0.5)
+    for part in parts:
+        sides = np.linalg.norm(part.corners - np.roll(part.corners, 1, axis=0), axis=1)
+        assert min(sides) / max(sides) == pytest.approx(CARD_ASPECT, abs=1e-6)
+        assert whole.contains(Polygon(part.corners))
+    # the two cards' own outlines are among them (the 88 mm side runs along the box's)
+    for dx in (-21.0, 21.0):
+        card = _corners(300 + dx * math.cos(math.radians(degrees)),
+                        300 + dx * math.sin(math.radians(degrees)), 63, 88, degrees)
+        assert max(overlap(card, p.corners) for p in parts) > 0.98
+
+
+def test_a_card_shaped_box_or_a_weak_one_is_not_split() -> None:
+    card = Outline(_corners(200, 200, 63, 88, 10.0), 0.9, learned=True)
+    weak = Outline(_corners(400, 200, 100, 90, 0.0), MIN_SCORE / 2, learned=True)
+    assert split_merged([card, weak]) == []
