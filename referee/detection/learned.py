@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from shapely.geometry import Polygon
 
-from referee.detection.crops import short_side
+from referee.detection.crops import CARD_H_MM, CARD_W_MM, short_side
 from referee.detection.onnx_model import MODELS_DIR, cpu_session, read_meta
 from referee.detection.outlines import (
     Gradients,
@@ -45,7 +45,7 @@ NMS_IOU: Final = 0.7
 #: card ``detect.SPLIT_SURE`` sure), the card-shaped boxes at either end of it (``split_merged``).
 MERGED_SQUARENESS: Final = 0.8
 SPLIT_SCORE: Final = 0.2
-CARD_ASPECT: Final = 63 / 88
+CARD_ASPECT: Final = CARD_W_MM / CARD_H_MM
 LETTERBOX_GREY: Final = 114
 #: The box's sides are moved onto the card's edges found within this share of its short
 #: side (the boxes are a few mm off, often more than 8% of the card's width; index crops
