@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -11,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 from shapely.geometry import Polygon
 
+from referee.cards import BACK_CODE
 from referee.detection.cards import (
     NOT_A_CARD,
     UNSURE,
@@ -23,12 +25,14 @@ from referee.detection.cards import (
 from referee.detection.crops import short_side
 from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector
 from referee.detection.outlines import (
+    SAME_CARD_IOU,
     Outline,
     alone,
     clear_bands,
     distinct,
     find_cards,
     gradients,
+    quad_iou,
 )
 
 Image = npt.NDArray[np.uint8]
@@ -121,7 +125,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
     else:
         # Every candidate read quickly (the index model alone, no face) to choose among them.
         found = identifier.identify_many(image, [o.corners for o in outlines], quick=True)
-        cardlike = [i for i, r in enumerate(found) if _cardlike(outlines[i], r)]
+        boxes = [o.corners for o in outlines if o.learned]
+        cardlike = [i for i, r in enumerate(found) if _cardlike(outlines[i], r, boxes)]
         if verifier is not None:
             # Books, sheets of paper, boxes and board squares are card-shaped too, and
             # their corners may read as a back: an outline the verifier is sure holds no
@@ -182,8 +187,10 @@ def _in_frame(corners: npt.NDArray[np.float64], image: Image) -> bool:
                 and ys.max() <= height - 1 - FRAME_MARGIN_PX)
 
 
-def _cardlike(outline: Outline, reading: CardReading) -> bool:
-    """Whether a candidate outline, quickly read, is kept as a card."""
+def _cardlike(outline: Outline, reading: CardReading,
+              boxes: Sequence[npt.NDArray[np.float64]] = ()) -> bool:
+    """Whether a candidate outline, quickly read, is kept as a card (``boxes``: the learned
+    detector's candidate outlines, faint ones too)."""
     # A box the detector is sure of is a card, whatever its corners read (those of a
     # design never seen may read as table).
     if outline.learned and outline.score >= SURE_CARD_SCORE:
@@ -198,6 +205,12 @@ def _cardlike(outline: Outline, reading: CardReading) -> bool:
     # hardly any confidence is, on real photos, mostly not a card (paper, a box): 71 such
     # false finds against 8 cards on edje-cards/train. An unreadable one the shape finder
     # alone vouches for is mostly a box, a book or paper: it needs the detector's word.
+    # A back the shape finder alone outlines is, on real photos, mostly a flyer, a book or a
+    # page (21 of the train photos' 72 false finds); the backs of rendered scenes are found
+    # by the detector too, if only faintly (models/README.md).
+    if reading.card == BACK_CODE and not outline.learned and not any(
+            quad_iou(outline.corners, box) >= SAME_CARD_IOU for box in boxes):
+        return False
     return (not all(cls == NOT_A_CARD for cls, _ in reading.corners)
             and reading.confidence >= MIN_CARDNESS
             and (reading.card != UNSURE or outline.learned))

@@ -397,6 +397,23 @@ def test_an_end_of_a_merged_box_needs_a_surer_reading_than_a_faint_box(
     assert [c.card for c in found.cards] == (["QC"] if kept else [])
 
 
+def test_a_back_the_shape_finder_alone_outlines_needs_a_detector_box_there() -> None:
+    # Flyers, books and pages read as backs, and only the shape finder outlines them.
+    image, cards = _two_cards()
+    assert detect(image, _ReadsAs("back", 0.99)).cards == []  # type: ignore[arg-type]
+    right = max(cards, key=lambda c: float(c[:, 0].mean()))
+    faint = _FindsFaint(right)  # a box the detector is not sure of is word enough
+    from referee.detection.learned import FAINT_SCORE, MIN_SCORE
+
+    faint.score = (FAINT_SCORE + MIN_SCORE) / 2
+    found = detect(image, _ReadsAs("back", 0.99), faint)  # type: ignore[arg-type]
+    assert len(found.cards) == 1 and found.cards[0].card == "back"
+    assert np.mean(np.array(found.cards[0].corners)[:, 0]) == pytest.approx(
+        float(right[:, 0].mean()), abs=5)
+    # a face-up card the shape finder alone outlines is kept as before
+    assert sorted(c.card for c in detect(image, _ReadsAs("QC", 0.99)).cards) == ["QC", "QC"]  # type: ignore[arg-type]
+
+
 class _ReadsBy(_Reads):
     """Reads each outline by its width: a card code and a confidence per width (pixels)."""
 
