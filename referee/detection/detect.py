@@ -107,7 +107,7 @@ def find_outlines(image: Image, detector: CardDetector | None,
     slopes = gradients(image)  # both refine their outlines on the image's edges
     if detector is None:
         return find_cards(image, slopes)
-    learned = detector.find(image, min_score=FAINT_SCORE, slopes=slopes)
+    learned = detector.find(image, min_score=FAINT_SCORE, slopes=slopes, mirrored=True)
     return [*learned, *find_cards(image, slopes)] if shapes_too else learned
 
 

@@ -44,6 +44,11 @@ NMS_IOU: Final = 0.7
 #: (scored SPLIT_SCORE at most; ``referee detect`` keeps one only when it reads as a face-up
 #: card ``detect.SPLIT_SURE`` sure), the card-shaped boxes at either end of it (``split_merged``).
 MERGED_SQUARENESS: Final = 0.8
+#: ``referee detect`` also runs the detector on the picture turned left to right: the same
+#: card then often gets a box a little off the first, which reads better (or a box where
+#: the first pass had none). Those boxes are faint (scored this at most), so one is kept only
+#: when it reads as a face-up card for sure (models/README.md, session 29).
+MIRROR_SCORE: Final = 0.2
 SPLIT_SCORE: Final = 0.2
 CARD_ASPECT: Final = CARD_W_MM / CARD_H_MM
 LETTERBOX_GREY: Final = 114
@@ -83,15 +88,33 @@ class CardDetector:
         return np.ascontiguousarray(tensor), scale, float(left), float(top)
 
     def find(self, image: Image, min_score: float = MIN_SCORE,
-             slopes: Gradients | None = None) -> list[Outline]:
+             slopes: Gradients | None = None, mirrored: bool = False) -> list[Outline]:
         """Card outlines, best first (``slopes``: the image's ``gradients``, when the caller
-        has them already)."""
+        has them already; ``mirrored``: the boxes found in the image turned left to right
+        too, after them, as faint boxes scored MIRROR_SCORE at most)."""
+        boxes = self._boxes(image, min_score)
+        if mirrored:
+            boxes += mirror(self._boxes(np.ascontiguousarray(image[:, ::-1]), min_score),
+                            image.shape[1])
+        boxes += split_merged(boxes)
+        return tighten(image, boxes, slopes) if self.refine else boxes
+
+    def _boxes(self, image: Image, min_score: float) -> list[Outline]:
         tensor, scale, left, top = self._letterbox(image)
         session = self._session
         raw = session.run(None, {session.get_inputs()[0].name: tensor})[0][0]  # 6 x N
-        boxes = decode(np.asarray(raw, np.float64), scale, left, top, min_score)
-        boxes += split_merged(boxes)
-        return tighten(image, boxes, slopes) if self.refine else boxes
+        return decode(np.asarray(raw, np.float64), scale, left, top, min_score)
+
+
+def mirror(boxes: list[Outline], width: int) -> list[Outline]:
+    """Boxes found in an image turned left to right, turned back onto the image (corners in
+    the same turning order), as faint boxes scored MIRROR_SCORE at most."""
+    out = []
+    for box in boxes:
+        corners = box.corners.copy()
+        corners[:, 0] = width - 1 - corners[:, 0]
+        out.append(Outline(corners[::-1].copy(), min(box.score, MIRROR_SCORE), learned=True))
+    return out
 
 
 def tighten(image: Image, boxes: list[Outline],

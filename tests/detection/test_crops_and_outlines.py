@@ -299,7 +299,7 @@ class _Finds:
         self.corners = corners
         self.score = 0.6
 
-    def find(self, image, min_score=0.25, slopes=None):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
         from referee.detection.outlines import Outline
 
         return [Outline(self.corners, self.score, learned=True)]
@@ -324,6 +324,21 @@ class _ReadsTable(_Reads):
         from referee.detection.cards import CardReading
 
         return [CardReading("??", 0.2, (("other", 0.9), ("other", 0.8))) for _ in cards]
+
+
+def test_detect_asks_the_detector_for_faint_and_mirrored_boxes() -> None:
+    from referee.detection.learned import FAINT_SCORE
+
+    asked: list[tuple[float, bool]] = []
+
+    class _Records(_Finds):
+        def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
+            asked.append((min_score, mirrored))
+            return super().find(image)
+
+    image, cards = _two_cards()
+    detect(image, _Reads(), _Records(cards[0]))  # type: ignore[arg-type]
+    assert asked == [(FAINT_SCORE, True)]
 
 
 @pytest.mark.parametrize(("score", "kept"), [(0.9, True), (0.5, False)])
@@ -352,7 +367,7 @@ class _ReadsAs(_Reads):
 class _FindsFaint(_Finds):
     """A detector that finds the card only when asked for boxes as faint as its score."""
 
-    def find(self, image, min_score=0.25, slopes=None):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
         return super().find(image) if self.score >= min_score else []
 
 
@@ -381,7 +396,7 @@ def test_a_faint_box_is_a_card_only_when_read_for_sure_as_a_face_up_card(
 class _FindsSplit(_Finds):
     """A detector whose one box is an end of a box squarer than a card."""
 
-    def find(self, image, min_score=0.25, slopes=None):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
         from referee.detection.learned import SPLIT_SCORE
         from referee.detection.outlines import Outline
 
@@ -435,7 +450,7 @@ class _FindsThese(_Finds):
     def __init__(self, boxes: list[np.ndarray]) -> None:
         self.boxes = boxes
 
-    def find(self, image, min_score=0.25, slopes=None):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
         from referee.detection.outlines import Outline
 
         return [Outline(box, 0.6, learned=True) for box in self.boxes]

@@ -12,9 +12,11 @@ from referee.detection.cards import ModelMissingError
 from referee.detection.learned import (
     CARD_ASPECT,
     MIN_SCORE,
+    MIRROR_SCORE,
     SPLIT_SCORE,
     CardDetector,
     decode,
+    mirror,
     split_merged,
     tighten,
 )
@@ -119,3 +121,34 @@ def test_a_card_shaped_box_or_a_weak_one_is_not_split() -> None:
     card = Outline(_corners(200, 200, 63, 88, 10.0), 0.9, learned=True)
     weak = Outline(_corners(400, 200, 100, 90, 0.0), MIN_SCORE / 2, learned=True)
     assert split_merged([card, weak]) == []
+
+
+def test_boxes_found_in_the_mirrored_picture_are_turned_back_as_faint_boxes() -> None:
+    width = 640
+    box = Outline(_corners(100, 200, 63, 88, 20.0), 0.9, learned=True)
+    (back,) = mirror([box], width)
+    assert back.learned and back.score == MIRROR_SCORE
+    # the same box, turned left to right about the picture's middle column
+    expected = box.corners.copy()
+    expected[:, 0] = width - 1 - expected[:, 0]
+    assert overlap(back.corners, expected) == pytest.approx(1.0)
+    assert np.allclose(back.corners.mean(axis=0), (width - 1 - 100, 200))
+
+    def turning(c: np.ndarray) -> float:  # signed area: the corners' turning order
+        return float(np.sum(c[:, 0] * np.roll(c[:, 1], -1) - np.roll(c[:, 0], -1) * c[:, 1]))
+
+    assert np.sign(turning(back.corners)) == np.sign(turning(box.corners))
+    weak = Outline(box.corners, 0.1, learned=True)
+    assert mirror([weak], width)[0].score == pytest.approx(0.1)
+
+
+def test_the_detector_adds_the_mirrored_pictures_boxes_after_its_own() -> None:
+    image = np.full((480, 640, 3), 60, np.uint8)
+    for corners in (_corners(200, 240, 126, 176, 15.0), _corners(450, 220, 126, 176, -30.0)):
+        cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (235, 235, 235))
+    detector = CardDetector()
+    plain = detector.find(image)
+    both = detector.find(image, mirrored=True)
+    assert plain and len(both) > len(plain)
+    assert all(np.allclose(a.corners, b.corners) for a, b in zip(plain, both, strict=False))
+    assert all(o.learned and o.score <= MIRROR_SCORE for o in both[len(plain):])
