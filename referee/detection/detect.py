@@ -107,7 +107,8 @@ def find_outlines(image: Image, detector: CardDetector | None,
     slopes = gradients(image)  # both refine their outlines on the image's edges
     if detector is None:
         return find_cards(image, slopes)
-    learned = detector.find(image, min_score=FAINT_SCORE, slopes=slopes, mirrored=True)
+    learned = detector.find(image, min_score=FAINT_SCORE, slopes=slopes, mirrored=True,
+                            split=True)
     return [*learned, *find_cards(image, slopes)] if shapes_too else learned
 
 
@@ -119,7 +120,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
     readings: list[tuple[str, float]]
     if identifier is None:
         warnings.append("no card model: identities are ??")
-        outlines = [o for o in outlines if not o.learned or o.score >= MIN_SCORE]  # unread
+        outlines = [o for o in outlines if not _faint(o)]  # nothing can read them
         outlines = [outlines[i] for i in distinct(outlines, [o.score for o in outlines])]
         readings = [(UNSURE, 0.0)] * len(outlines)
     else:
@@ -148,6 +149,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
         corners = [o.corners for o in outlines]
         final = identifier.confirm([found[i] for i in chosen], alone(corners), ensemble=False,
                                    clear=clear_bands(corners))
+        # A faint box whose corners read as a face-up card for sure is a card, whatever its
+        # face then says (dropping those the face calls a back, a joker or ?? lost a card in
+        # 754 on validation-design frames, models/README.md).
         readings = [(r.card, r.confidence) for r in final]
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
@@ -177,6 +181,13 @@ def _inside_share(a: Polygon, b: Polygon) -> float:
     return float(a.intersection(b).area / smaller) if smaller > 0 else 0.0
 
 
+def _faint(outline: Outline) -> bool:
+    """A learned box kept only when read for sure as a face-up card: scored under MIN_SCORE
+    (faint, or an end of a merged box, or found in the mirrored picture: those score
+    ``learned.SPLIT_SCORE`` and ``MIRROR_SCORE`` at most, under MIN_SCORE)."""
+    return outline.learned and outline.score < MIN_SCORE
+
+
 def _in_frame(corners: npt.NDArray[np.float64], image: Image) -> bool:
     """Whether an outline lies inside the image, clear of its edges by ``FRAME_MARGIN_PX``
     (an outline the frame cuts is often drawn along the image's edge)."""
@@ -197,7 +208,7 @@ def _cardlike(outline: Outline, reading: CardReading,
         return True
     # A faint box is kept only for a face-up card read for sure: on validation-design frames
     # this found 3 cards in 754 more at 0.6 points less precision (models/README.md).
-    if outline.learned and outline.score < MIN_SCORE and not (
+    if _faint(outline) and not (
             suited(reading.card)
             and reading.confidence >= (SPLIT_SURE if outline.split else FAINT_SURE)):
         return False

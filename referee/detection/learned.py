@@ -40,7 +40,9 @@ FAINT_SCORE: Final = 0.1
 #: Cards in a fan or a pile overlap a lot but seldom this much.
 NMS_IOU: Final = 0.7
 #: A box whose short side is at least this share of its long side (a card's is 63 / 88 =
-#: 0.72) may be two cards lying side by side, outlined as one: it also gives, as faint boxes
+#: 0.72) may be two cards lying side by side, one over a good part of the other (16 mm or
+#: more: two cards just touching make a box 0.70 as wide as long), outlined as one: it also
+#: gives, as faint boxes
 #: (scored SPLIT_SCORE at most; ``referee detect`` keeps one only when it reads as a face-up
 #: card ``detect.SPLIT_SURE`` sure), the card-shaped boxes at either end of it (``split_merged``).
 MERGED_SQUARENESS: Final = 0.8
@@ -88,15 +90,19 @@ class CardDetector:
         return np.ascontiguousarray(tensor), scale, float(left), float(top)
 
     def find(self, image: Image, min_score: float = MIN_SCORE,
-             slopes: Gradients | None = None, mirrored: bool = False) -> list[Outline]:
+             slopes: Gradients | None = None, mirrored: bool = False,
+             split: bool = False) -> list[Outline]:
         """Card outlines, best first (``slopes``: the image's ``gradients``, when the caller
-        has them already; ``mirrored``: the boxes found in the image turned left to right
-        too, after them, as faint boxes scored MIRROR_SCORE at most)."""
+        has them already). After them, as faint boxes scored under MIN_SCORE whatever
+        ``min_score`` is (``referee detect`` reads them before it keeps one): with
+        ``mirrored`` the boxes found in the image turned left to right (``mirror``), with
+        ``split`` the ends of boxes squarer than a card (``split_merged``)."""
         boxes = self._boxes(image, min_score)
         if mirrored:
             boxes += mirror(self._boxes(np.ascontiguousarray(image[:, ::-1]), min_score),
                             image.shape[1])
-        boxes += split_merged(boxes)
+        if split:
+            boxes += split_merged(boxes)
         return tighten(image, boxes, slopes) if self.refine else boxes
 
     def _boxes(self, image: Image, min_score: float) -> list[Outline]:
@@ -112,7 +118,7 @@ def mirror(boxes: list[Outline], width: int) -> list[Outline]:
     out = []
     for box in boxes:
         corners = box.corners.copy()
-        corners[:, 0] = width - 1 - corners[:, 0]
+        corners[:, 0] = width - corners[:, 0]  # box corners: the picture spans 0..width
         out.append(Outline(corners[::-1].copy(), min(box.score, MIRROR_SCORE), learned=True))
     return out
 
@@ -165,9 +171,10 @@ def split_merged(boxes: list[Outline]) -> list[Outline]:
             continue
         for along, across, length, width in ((sides[0], sides[1], *lengths),
                                              (sides[1], sides[0], *lengths[::-1])):
-            short = length * CARD_ASPECT  # a card whose long side runs the box's side along
-            if short >= 0.95 * width:
-                continue
+            # a card whose long side runs the box's side along (shorter than the other side:
+            # a card is 0.72 as wide as long, the box at least 0.8; the second way round
+            # turns its corners the other way, which nothing downstream minds)
+            short = length * CARD_ASPECT
             unit = across / width
             for start in (0.0, width - short):
                 first = c[0] + unit * start

@@ -299,7 +299,7 @@ class _Finds:
         self.corners = corners
         self.score = 0.6
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
         from referee.detection.outlines import Outline
 
         return [Outline(self.corners, self.score, learned=True)]
@@ -329,16 +329,16 @@ class _ReadsTable(_Reads):
 def test_detect_asks_the_detector_for_faint_and_mirrored_boxes() -> None:
     from referee.detection.learned import FAINT_SCORE
 
-    asked: list[tuple[float, bool]] = []
+    asked: list[tuple[float, bool, bool]] = []
 
     class _Records(_Finds):
-        def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
-            asked.append((min_score, mirrored))
+        def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+            asked.append((min_score, mirrored, split))
             return super().find(image)
 
     image, cards = _two_cards()
     detect(image, _Reads(), _Records(cards[0]))  # type: ignore[arg-type]
-    assert asked == [(FAINT_SCORE, True)]
+    assert asked == [(FAINT_SCORE, True, True)]
 
 
 @pytest.mark.parametrize(("score", "kept"), [(0.9, True), (0.5, False)])
@@ -367,7 +367,7 @@ class _ReadsAs(_Reads):
 class _FindsFaint(_Finds):
     """A detector that finds the card only when asked for boxes as faint as its score."""
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
         return super().find(image) if self.score >= min_score else []
 
 
@@ -393,10 +393,33 @@ def test_a_faint_box_is_a_card_only_when_read_for_sure_as_a_face_up_card(
     assert detect(image, None, detector, shapes_too=False).cards == []  # type: ignore[arg-type]
 
 
+class _FaceSaysBack(_ReadsAs):
+    """Corners read as a queen of clubs, sure; the face then says it is a back."""
+
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        return [CardReading("back", 0.99, r.corners) for r in readings]
+
+
+def test_a_faint_box_is_judged_by_its_corners_and_then_read_by_its_face() -> None:
+    from referee.detection.learned import FAINT_SCORE, MIN_SCORE
+
+    image, cards = _two_cards()
+    detector = _FindsFaint(cards[0])
+    detector.score = (FAINT_SCORE + MIN_SCORE) / 2
+    found = detect(image, _FaceSaysBack("QC", 0.99), detector,  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert [c.card for c in found.cards] == ["back"]
+    found = detect(image, _FaceSaysBack("QC", 0.85), detector,  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert found.cards == []  # its corners are not sure enough of a face-up card
+
+
 class _FindsSplit(_Finds):
     """A detector whose one box is an end of a box squarer than a card."""
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
         from referee.detection.learned import SPLIT_SCORE
         from referee.detection.outlines import Outline
 
@@ -450,7 +473,7 @@ class _FindsThese(_Finds):
     def __init__(self, boxes: list[np.ndarray]) -> None:
         self.boxes = boxes
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
         from referee.detection.outlines import Outline
 
         return [Outline(box, 0.6, learned=True) for box in self.boxes]
