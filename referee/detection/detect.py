@@ -137,10 +137,10 @@ def detect(image: Image, identifier: CardIdentifier | None,
             dropped = {i for i, p in zip(judged, doubt, strict=True) if p >= NOT_CARD_SURE}
             cardlike = [i for i in cardlike if i not in dropped]
         # Of outlines of the same card, the one whose corners read best has them in place.
-        chosen = [cardlike[k] for k in distinct(
-            [outlines[i] for i in cardlike],
-            [found[i].confidence + 1e-3 * outlines[i].score for i in cardlike])]
-        chosen = _one_of_each(chosen, outlines, found)
+        priority = [r.confidence + 1e-3 * o.score for o, r in zip(outlines, found, strict=True)]
+        chosen = [cardlike[k] for k in distinct([outlines[i] for i in cardlike],
+                                                [priority[i] for i in cardlike])]
+        chosen = _one_of_each(chosen, outlines, [r.card for r in found], priority)
         outlines = [outlines[i] for i in chosen]
         # A card no other card overlaps shows its whole face: that is read too, and of the
         # others the end bands no other card overlaps. (The index model's ensemble is left
@@ -158,18 +158,17 @@ def detect(image: Image, identifier: CardIdentifier | None,
     return Detections(cards, warnings=warnings)
 
 
-def _one_of_each(chosen: list[int], outlines: list[Outline],
-                 found: list[CardReading]) -> list[int]:
+def _one_of_each(chosen: list[int], outlines: list[Outline], cards: list[str],
+                 priority: list[float]) -> list[int]:
     """``chosen`` without the outlines that are a card outlined again: of two read as the
-    same face-up card, one lying at least SAME_CARD_INSIDE inside the other (half of the
-    card, or the card and its neighbour), the better read stays. A deck has one of each
-    card, and two cards lying apart do not overlap."""
+    same face-up card (``cards``), one lying at least SAME_CARD_INSIDE inside the other (half
+    of the card, or the card and its neighbour), the better read (``priority``) stays. A deck
+    has one of each card, and two cards lying apart do not overlap."""
     shapes = {i: Polygon(outlines[i].corners).buffer(0) for i in chosen}
     kept: list[int] = []
-    for i in sorted(chosen, key=lambda i: -(found[i].confidence + 1e-3 * outlines[i].score)):
-        card = found[i].card
-        if not (suited(card) and any(
-                found[j].card == card and _inside_share(shapes[i], shapes[j]) >= SAME_CARD_INSIDE
+    for i in sorted(chosen, key=lambda i: -priority[i]):
+        if not (suited(cards[i]) and any(
+                cards[j] == cards[i] and _inside_share(shapes[i], shapes[j]) >= SAME_CARD_INSIDE
                 for j in kept)):
             kept.append(i)
     return [i for i in chosen if i in kept]
@@ -212,16 +211,16 @@ def _cardlike(outline: Outline, reading: CardReading,
             suited(reading.card)
             and reading.confidence >= (SPLIT_SURE if outline.split else FAINT_SURE)):
         return False
-    # An outline whose both corners read as table or clutter is no card. One read with
-    # hardly any confidence is, on real photos, mostly not a card (paper, a box): 71 such
-    # false finds against 8 cards on edje-cards/train. An unreadable one the shape finder
-    # alone vouches for is mostly a box, a book or paper: it needs the detector's word.
     # A back the shape finder alone outlines is, on real photos, mostly a flyer, a book or a
     # page (21 of the train photos' 72 false finds); the backs of rendered scenes are found
     # by the detector too, if only faintly (models/README.md).
     if reading.card == BACK_CODE and not outline.learned and not any(
             quad_iou(outline.corners, box) >= SAME_CARD_IOU for box in boxes):
         return False
+    # An outline whose both corners read as table or clutter is no card. One read with
+    # hardly any confidence is, on real photos, mostly not a card (paper, a box): 71 such
+    # false finds against 8 cards on edje-cards/train. An unreadable one the shape finder
+    # alone vouches for is mostly a box, a book or paper: it needs the detector's word.
     return (not all(cls == NOT_A_CARD for cls, _ in reading.corners)
             and reading.confidence >= MIN_CARDNESS
             and (reading.card != UNSURE or outline.learned))

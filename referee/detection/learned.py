@@ -41,17 +41,17 @@ FAINT_SCORE: Final = 0.1
 NMS_IOU: Final = 0.7
 #: A box whose short side is at least this share of its long side (a card's is 63 / 88 =
 #: 0.72) may be two cards lying side by side, one over a good part of the other (16 mm or
-#: more: two cards just touching make a box 0.70 as wide as long), outlined as one: it also
-#: gives, as faint boxes
-#: (scored SPLIT_SCORE at most; ``referee detect`` keeps one only when it reads as a face-up
-#: card ``detect.SPLIT_SURE`` sure), the card-shaped boxes at either end of it (``split_merged``).
+#: more: two cards just touching make a box 0.70 as wide as long), outlined as one. It also
+#: gives the card-shaped boxes at either end of it (``split_merged``), as faint boxes scored
+#: SPLIT_SCORE at most (``referee detect`` keeps one only when it reads as a face-up card
+#: ``detect.SPLIT_SURE`` sure).
 MERGED_SQUARENESS: Final = 0.8
+SPLIT_SCORE: Final = 0.2
 #: ``referee detect`` also runs the detector on the picture turned left to right: the same
 #: card then often gets a box a little off the first, which reads better (or a box where
 #: the first pass had none). Those boxes are faint (scored this at most), so one is kept only
 #: when it reads as a face-up card for sure (models/README.md, session 29).
 MIRROR_SCORE: Final = 0.2
-SPLIT_SCORE: Final = 0.2
 CARD_ASPECT: Final = CARD_W_MM / CARD_H_MM
 LETTERBOX_GREY: Final = 114
 #: The box's sides are moved onto the card's edges found within this share of its short
