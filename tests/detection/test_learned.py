@@ -160,6 +160,24 @@ def test_the_detector_adds_the_mirrored_pictures_boxes_after_its_own() -> None:
         assert max(overlap(found.corners, o.corners) for o in plain) > 0.8
 
 
+def test_the_mirrored_boxes_are_those_of_the_picture_turned_left_to_right() -> None:
+    # The mirrored pass turns the picture as scaled for the network, not the whole picture:
+    # for a 1280 x 720 frame it must see what the turned frame would show it.
+    image = np.full((720, 1280, 3), 60, np.uint8)
+    rng = np.random.default_rng(5)
+    image += rng.integers(0, 20, image.shape, dtype=np.uint8)  # no picture is its own mirror
+    for corners in (_corners(400, 360, 190, 264, 15.0), _corners(900, 300, 190, 264, -40.0)):
+        cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), (235, 235, 235))
+    detector = CardDetector(refine=False)
+    plain = detector.find(image, min_score=0.1)
+    turned = detector.find(np.ascontiguousarray(image[:, ::-1]), min_score=0.1)
+    both = detector.find(image, min_score=0.1, mirrored=True)
+    expected = mirror(turned, image.shape[1])
+    assert len(turned) >= 2 and len(both) == len(plain) + len(expected)
+    for found, want in zip(both[len(plain):], expected, strict=True):
+        assert np.allclose(found.corners, want.corners) and found.score == want.score
+
+
 def test_faint_boxes_score_under_the_bar_a_box_is_kept_at() -> None:
     # referee detect reads a box scored under MIN_SCORE before it keeps it: ends of merged
     # boxes and the mirrored picture's boxes must score under it
