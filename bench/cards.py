@@ -6,8 +6,9 @@
 Renders random scenes (overlaps, fans, piles, angled cameras up to 45 degrees, hands) with
 the chosen decks, reads every card whose outline lies in the frame from the ground-truth
 corners with ``CardIdentifier`` (so this measures identity, not detection; a card no other
-card's outline overlaps has its whole face and end bands read too, and another card the end
-bands no other outline reaches into, as ``referee detect`` reads them), and prints:
+card lies on, by ``outlines.stacking`` of the image's edges, has its whole face and end bands
+read too, and another card the end bands no other card lies on, as ``referee detect`` reads
+them), and prints:
 - accuracy on fully visible cards (visible fraction >= 0.99);
 - accuracy on cards at least 40% visible with at least one index corner showing;
 - accuracy on the fully visible cards no other card overlaps (their faces are read), and
@@ -32,7 +33,7 @@ from referee.detection.cards import (
     DEFAULT_SUIT_MODEL,
     CardIdentifier,
 )
-from referee.detection.outlines import alone, clear_bands
+from referee.detection.outlines import alone, clear_bands, gradients, stacking
 from synth.random_scenes import random_scene
 
 MIN_WIDTH_PX = 45.0
@@ -66,9 +67,13 @@ def main() -> None:
         image, truth = renderer.render(scene)
         height, width = image.shape[:2]
         cards = [obj for obj in truth.objects if obj.kind == "card"]
-        apart = alone([obj.corners_px for obj in cards]) if cards else []
-        clear = clear_bands([obj.corners_px for obj in cards]) if cards else []
-        for obj, uncovered, ends in zip(cards, apart, clear, strict=True):
+        # as referee detect reads them: which card lies on which, from their edges
+        quads = [obj.corners_px for obj in cards]
+        over = stacking(gradients(image), quads)
+        apart = alone(quads) if cards else []
+        on_top = alone(quads, over) if cards else []
+        clear = clear_bands(quads, over) if cards else []
+        for obj, lying_apart, uncovered, ends in zip(cards, apart, on_top, clear, strict=True):
             corners = np.array(obj.corners_px)
             inside = bool((corners >= 0).all() and (corners[:, 0] < width).all()
                           and (corners[:, 1] < height).all())
@@ -83,7 +88,8 @@ def main() -> None:
                 "confidence": round(reading.confidence, 4),
                 "visible": obj.visible_fraction,
                 "index_visible": max(obj.index_visible or [0.0]),
-                "width_px": round(float(sides.min()), 1), "apart": uncovered,
+                "width_px": round(float(sides.min()), 1), "apart": lying_apart,
+                "on_top": uncovered,
                 "corner_reads": "/".join(code for code, _ in reading.corners),
                 "face_read": reading.face[0] if reading.face else "",
             })

@@ -26,6 +26,7 @@ from referee.detection.crops import short_side
 from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector
 from referee.detection.outlines import (
     SAME_CARD_IOU,
+    Gradients,
     Outline,
     alone,
     clear_bands,
@@ -33,6 +34,7 @@ from referee.detection.outlines import (
     find_cards,
     gradients,
     quad_iou,
+    stacking,
 )
 
 Image = npt.NDArray[np.uint8]
@@ -100,11 +102,13 @@ def read_image(path: Path) -> Image:
 
 
 def find_outlines(image: Image, detector: CardDetector | None,
-                  shapes_too: bool = True) -> list[Outline]:
+                  shapes_too: bool = True, slopes: Gradients | None = None) -> list[Outline]:
     """Candidate card outlines: the learned detector's (whole cards, also partly covered
     ones) and (``shapes_too``) the shape finder's (tight corners for a card lying apart).
-    Both may find the same card; ``detect`` keeps the better-read one."""
-    slopes = gradients(image)  # both refine their outlines on the image's edges
+    Both may find the same card; ``detect`` keeps the better-read one. (``slopes``: the
+    image's ``gradients``, when the caller has them.)"""
+    if slopes is None:
+        slopes = gradients(image)  # both refine their outlines on the image's edges
     if detector is None:
         return find_cards(image, slopes)
     learned = detector.find(image, min_score=FAINT_SCORE, slopes=slopes, mirrored=True,
@@ -115,7 +119,8 @@ def find_outlines(image: Image, detector: CardDetector | None,
 def detect(image: Image, identifier: CardIdentifier | None,
            detector: CardDetector | None = None, shapes_too: bool = True,
            verifier: CardVerifier | None = None) -> Detections:
-    outlines = find_outlines(image, detector, shapes_too)
+    slopes = gradients(image)
+    outlines = find_outlines(image, detector, shapes_too, slopes)
     warnings: list[str] = []
     readings: list[tuple[str, float]]
     if identifier is None:
@@ -142,13 +147,14 @@ def detect(image: Image, identifier: CardIdentifier | None,
                                                 [priority[i] for i in cardlike])]
         chosen = _one_of_each(chosen, outlines, [r.card for r in found], priority)
         outlines = [outlines[i] for i in chosen]
-        # A card no other card overlaps shows its whole face: that is read too, and of the
-        # others the end bands no other card overlaps. (The index model's ensemble is left
-        # to the tracker: here it cost 5-10 ms a frame and read the detector's outlines no
-        # better, models/README.md.)
+        # A card no other card lies on shows its whole face: that is read too, and of the
+        # others the end bands no other card lies on (which card lies on which, from their
+        # edges: ``stacking``). (The index model's ensemble is left to the tracker: here it
+        # cost 5-10 ms a frame and read the detector's outlines no better, models/README.md.)
         corners = [o.corners for o in outlines]
-        final = identifier.confirm([found[i] for i in chosen], alone(corners), ensemble=False,
-                                   clear=clear_bands(corners))
+        over = stacking(slopes, corners)
+        final = identifier.confirm([found[i] for i in chosen], alone(corners, over),
+                                   ensemble=False, clear=clear_bands(corners, over))
         # A faint box whose corners read as a face-up card for sure is a card, whatever its
         # face then says (dropping those the face calls a back, a joker or ?? lost a card in
         # 754 on validation-design frames, models/README.md).

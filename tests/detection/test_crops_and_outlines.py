@@ -33,10 +33,12 @@ from referee.detection.outlines import (
     clear_bands,
     distinct,
     find_cards,
+    gradients,
     greedy_distinct,
     overlap,
     polygon_iou,
     quad_iou,
+    stacking,
 )
 from synth import effects
 from synth.camera import Camera
@@ -132,6 +134,46 @@ def test_an_end_band_is_clear_when_no_other_outline_reaches_into_it() -> None:
     # a neighbour 30 mm over a's side reaches into both its bands
     d = np.array([[33, 0], [96, 0], [96, 88], [33, 88]], float)
     assert clear_bands([a, d])[0] == (False, False)
+
+
+def _pair(first: str, second: str) -> tuple[np.ndarray, list[np.ndarray], list[float]]:
+    """Two cards of a packaged design, the second laid over a third of the first."""
+    camera = Camera.looking_at((0.0, 0.0), 450.0, tilt_deg=20.0, image_size=(960, 540))
+    scene = Scene((card("a", first, "aisleriot:anglo_poker", (-25.0, 0.0), 15.0),
+                   card("b", second, "aisleriot:anglo_poker", (20.0, 12.0), -20.0)))
+    renderer = Renderer(camera, np.random.default_rng(3), CLEAN, surface_colour=(40, 90, 30))
+    image, truth = renderer.render(scene)
+    return (image, [np.array(o.corners_px) for o in truth.objects],
+            [o.visible_fraction for o in truth.objects])
+
+
+@pytest.mark.parametrize(("first", "second"), [("QS", "7H"), ("7H", "QS"), ("AD", "2C")])
+def test_the_card_on_top_is_told_by_its_edge_crossing_the_one_beneath(first: str,
+                                                                       second: str) -> None:
+    image, quads, visible = _pair(first, second)
+    assert visible[0] < 0.9 and visible[1] > 0.99  # the second lies on the first
+    over = stacking(gradients(image), quads)
+    assert over[1][0] is True and over[0][1] is False
+    assert over[0][0] is None and over[1][1] is None
+    assert stacking(gradients(image), quads[::-1])[0][1] is True  # in either order
+    # nothing lies on the top card: its face and both its ends are its own
+    assert alone(quads) == [False, False]
+    assert alone(quads, over) == [False, True]
+    assert clear_bands(quads, over)[1] == (True, True)
+    assert clear_bands(quads, over)[0] == clear_bands(quads)[0]
+
+
+def test_edges_that_tell_nothing_leave_both_cards_covered() -> None:
+    # two plain white cards on a dark table: where they overlap no edge shows, either way
+    image = np.full((300, 400, 3), 40, np.uint8)
+    a = np.array([[60, 60], [186, 60], [186, 236], [60, 236]], float)
+    b = np.array([[140, 80], [266, 80], [266, 256], [140, 256]], float)
+    far = np.array([[300, 20], [363, 20], [363, 108], [300, 108]], float)
+    for quad in (a, b, far):
+        cv2.fillConvexPoly(image, np.round(quad).astype(np.int32), (235, 235, 235))
+    over = stacking(gradients(image), [a, b, far])
+    assert all(v is None for row in over for v in row)
+    assert alone([a, b, far], over) == [False, False, True]
 
 
 def test_alone_tells_cards_something_may_cover_from_cards_apart() -> None:
