@@ -410,7 +410,10 @@ def _edge_inside(slopes: Gradients, outline: npt.ArrayLike, other: _Hull) -> flo
             continue
         along = (stop - start) / length
         normal = np.array([-along[1], along[0]])
-        samples = start + np.arange(0.08 * length, 0.92 * length, OVER_STEP_PX)[:, None] * along
+        span = _in_picture(start, along, 0.08 * length, 0.92 * length, gx.shape)
+        if span is None:
+            continue
+        samples = start + np.arange(*span, OVER_STEP_PX)[:, None] * along
         # distance inside each side of the other hull (counter-clockwise: inside is >= 0)
         depth = (edges[None, :, 0] * (samples[:, None, 1] - ring[None, :, 1])
                  - edges[None, :, 1] * (samples[:, None, 0] - ring[None, :, 0])) / lengths
@@ -424,6 +427,22 @@ def _edge_inside(slopes: Gradients, outline: npt.ArrayLike, other: _Hull) -> flo
         values.append(across.max(axis=1).astype(np.float64))
     found = np.concatenate(values) if values else np.empty(0)
     return float(np.median(found)) if found.size >= OVER_MIN_SAMPLES else None
+
+
+def _in_picture(start: npt.NDArray[np.float64], along: npt.NDArray[np.float64], first: float,
+                last: float, shape: tuple[int, ...]) -> tuple[float, float] | None:
+    """The part [first, last] of the line ``start + t * along`` that lies in a picture of
+    ``shape`` (an outline may reach far outside it), or None (Liang-Barsky clipping)."""
+    height, width = shape[:2]
+    for origin, step, high in ((start[0], along[0], width - 1.0),
+                               (start[1], along[1], height - 1.0)):
+        if abs(step) < 1e-12:
+            if not 0.0 <= origin <= high:
+                return None
+            continue
+        enter, leave = sorted(((0.0 - origin) / step, (high - origin) / step))
+        first, last = max(first, enter), min(last, leave)
+    return (first, last) if first < last else None
 
 
 def clear_bands(outlines: Sequence[npt.ArrayLike],

@@ -10,6 +10,7 @@ import pytest
 
 from referee.detection.cards import (
     ACE_POOLED_PX_PER_MM,
+    BACK_INDEX_SURE,
     DEFAULT_FACE_MODEL,
     DEFAULT_MODEL,
     DEFAULT_SUIT_MODEL,
@@ -54,6 +55,23 @@ def test_a_sure_face_decides_number_cards_backs_and_jokers_only(
     assert read(back=0.95) == "back" and read(JK=0.95) == "JK"
     assert read(**{"7H": FACE_SURE - 0.1}) == "8H"  # not sure enough: the corners decide
     assert read(QD=0.97) == "8H" and read(AD=0.97) == "8H"  # courts and aces: corners
+
+
+def test_a_face_taken_for_a_back_does_not_outweigh_a_corner_sure_of_an_index(
+        identifier: CardIdentifier) -> None:
+    face_classes = identifier._face.classes if identifier._face else []
+    face = _probs(identifier, face_classes, back=0.97)
+
+    def read(first: dict[str, float], second: dict[str, float]) -> str:
+        a, b = (_probs(identifier, identifier.classes, **c) for c in (first, second))
+        return identifier._decide(identifier._combine(a, b), face, np.stack([a, b]),
+                                  SEEN_LARGE).card
+
+    # aisleriot tango_nuevo's ten of hearts: one corner shows its index, the other a part
+    # of its one giant pip, which the face takes for a back's pattern
+    assert read({"TH": BACK_INDEX_SURE + 0.05}, {"other": 0.9}) == "TH"
+    assert read({"TH": BACK_INDEX_SURE - 0.1}, {"other": 0.9}) == "back"
+    assert read({"back": 0.9}, {"back": 0.9}) == "back"
 
 
 def test_a_joker_whose_corners_read_a_jack_or_nothing_sure_is_a_joker_by_its_face(

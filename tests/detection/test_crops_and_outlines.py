@@ -163,6 +163,15 @@ def test_the_card_on_top_is_told_by_its_edge_crossing_the_one_beneath(first: str
     assert clear_bands(quads, over)[0] == clear_bands(quads)[0]
 
 
+def test_an_outline_reaching_far_out_of_the_picture_is_sampled_inside_it() -> None:
+    image, quads, _ = _pair("QS", "7H")
+    # a card seen at a grazing angle projects far off the picture (a ground-truth outline
+    # 10^10 px long once asked for 90 GB of samples)
+    far = np.array([[400.0, 300.0], [5e9, 300.0], [5e9, 5e9], [400.0, 5e9]])
+    over = stacking(gradients(image), [*quads, far])
+    assert over[1][0] is True and over[0][1] is False
+
+
 def test_edges_that_tell_nothing_leave_both_cards_covered() -> None:
     # two plain white cards on a dark table: where they overlap no edge shows, either way
     image = np.full((300, 400, 3), 40, np.uint8)
