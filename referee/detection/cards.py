@@ -397,8 +397,9 @@ class CardIdentifier:
         pips err apart. ``band`` (2 x 4: the suit model's probabilities of ``SUITS`` for
         each of the card's end bands) joins that product, each band once
         (``SUIT_BAND_WEIGHT``), but for an ace. Otherwise a sure face reading of a number
-        card, a back or a joker decides; a joker already at ``FACE_JOKER_SURE`` when the
-        corners read a jack or are unsure. Failing that, the bands weigh the corners' suit
+        card, a back or a joker decides (a back only when no corner reads a face-up card
+        ``BACK_INDEX_SURE`` sure); a joker already at ``FACE_JOKER_SURE`` when the corners
+        read a jack or are unsure. Failing that, the bands weigh the corners' suit
         alone, and name the suit of a card whose corners are sure of its rank only (a
         reading other than a joker); without them a card indexed in one corner only takes
         its suit from the face (``_suit_from_face``)."""

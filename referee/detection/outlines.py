@@ -342,7 +342,8 @@ OVER_STEP_PX: Final = 2.0
 OVER_MIN_SAMPLES: Final = 6
 
 #: For two outlines: True when the first lies over the second, False when under it, None
-#: when they do not overlap (by more than COVERED_SHARE) or the edges do not tell.
+#: when they do not overlap (by more than COVERED_SHARE) or the edges do not tell (one of
+#: them runs too little inside the other to be measured, or neither is 1.5 times the other).
 Stacking = list[list[bool | None]]
 
 
@@ -379,11 +380,10 @@ def stacking(slopes: Gradients, outlines: Sequence[npt.ArrayLike]) -> Stacking:
     for i, j in itertools.combinations(range(len(outlines)), 2):
         if not (_covers(shapes[i], shapes[j]) or _covers(shapes[j], shapes[i])):
             continue
-        first = _edge_inside(slopes, outlines[i], hulls[j])
-        second = _edge_inside(slopes, outlines[j], hulls[i])
-        if first is None and second is None:
-            continue
-        first, second = first or 0.0, second or 0.0
+        first = _edge_inside(slopes, hulls[i], hulls[j])
+        second = _edge_inside(slopes, hulls[j], hulls[i])
+        if first is None or second is None:
+            continue  # one edge cannot be seen there: nothing to compare it with
         if first > OVER_RATIO * second and first > 0:
             over[i][j], over[j][i] = True, False
         elif second > OVER_RATIO * first and second > 0:
@@ -391,20 +391,20 @@ def stacking(slopes: Gradients, outlines: Sequence[npt.ArrayLike]) -> Stacking:
     return over
 
 
-def _edge_inside(slopes: Gradients, outline: npt.ArrayLike, other: _Hull) -> float | None:
+def _edge_inside(slopes: Gradients, outline: _Hull, other: _Hull) -> float | None:
     """How strong ``outline``'s edge is where it runs inside ``other`` (the median over
     samples of the strongest gradient across the side within 2 px of it), or None where too
-    little of it does."""
+    little of it does (its sides walked round its hull: in whatever order its corners came)."""
     gx, gy = slopes
-    pts = np.asarray(outline, dtype=np.float64).reshape(4, 2)
+    pts = np.asarray(outline.points, dtype=np.float64).reshape(-1, 2)
     ring = np.asarray(other.points, dtype=np.float64)
     ends = np.roll(ring, -1, axis=0)
     edges = ends - ring
     lengths = np.maximum(np.linalg.norm(edges, axis=1), 1e-9)
     offsets = np.arange(-2.0, 2.01, 0.5)
     values: list[npt.NDArray[np.float64]] = []
-    for side in range(4):
-        start, stop = pts[side], pts[(side + 1) % 4]
+    for side in range(len(pts)):
+        start, stop = pts[side], pts[(side + 1) % len(pts)]
         length = float(np.linalg.norm(stop - start))
         if length < 1.0:
             continue

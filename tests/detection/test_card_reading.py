@@ -67,8 +67,9 @@ def test_a_face_taken_for_a_back_does_not_outweigh_a_corner_sure_of_an_index(
         return identifier._decide(identifier._combine(a, b), face, np.stack([a, b]),
                                   SEEN_LARGE).card
 
-    # aisleriot tango_nuevo's ten of hearts: one corner shows its index, the other a part
-    # of its one giant pip, which the face takes for a back's pattern
+    # a card seen small whose face the face model takes for a back's pattern (kde
+    # svg-penguins' KD), or one of whose corners shows part of a big pip
+    assert read({"KD": BACK_INDEX_SURE + 0.05}, {"KD": BACK_INDEX_SURE + 0.05}) == "KD"
     assert read({"TH": BACK_INDEX_SURE + 0.05}, {"other": 0.9}) == "TH"
     assert read({"TH": BACK_INDEX_SURE - 0.1}, {"other": 0.9}) == "back"
     assert read({"back": 0.9}, {"back": 0.9}) == "back"
