@@ -70,9 +70,7 @@ def main() -> None:
         # as referee detect reads them: which card lies on which, from their edges
         quads = [obj.corners_px for obj in cards]
         over = stacking(gradients(image), quads)
-        apart = alone(quads) if cards else []
-        on_top = alone(quads, over) if cards else []
-        clear = clear_bands(quads, over) if cards else []
+        apart, on_top, clear = alone(quads), alone(quads, over), clear_bands(quads, over)
         for obj, lying_apart, uncovered, ends in zip(cards, apart, on_top, clear, strict=True):
             corners = np.array(obj.corners_px)
             inside = bool((corners >= 0).all() and (corners[:, 0] < width).all()
