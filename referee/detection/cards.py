@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -119,6 +119,14 @@ SPLIT_BATCH: Final = 8
 ALTERNATIVES: Final = 3
 
 
+_Item = TypeVar("_Item")
+
+
+def _as_is(crop: Image) -> tuple[Image]:
+    """A crop already cut (``_Classifier.cut_and_read``)."""
+    return (crop,)
+
+
 def _cores() -> int:
     """The cores this process may run on."""
     if hasattr(os, "sched_getaffinity"):
@@ -188,31 +196,43 @@ class _Classifier:
                       ) -> npt.NDArray[np.float32]:
         """Class probabilities (N x classes) for BGR crops, by the model (0) or one of its
         members (1...)."""
-        batch = np.stack([c[:, :, ::-1] for c in crops]).astype(np.float32) / 255.0
-        batch = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+        return self.cut_and_read(crops, _as_is, member)[1]
+
+    def cut_and_read(self, items: Sequence[_Item], cut: Callable[[_Item], tuple[Image, ...]],
+                     member: int = 0, *, each: int = 1,
+                     ) -> tuple[list[tuple[Image, ...]], npt.NDArray[np.float32]]:
+        """The crops ``cut`` makes of each item (``each`` crops an item), and their class
+        probabilities (a row per crop, in order), by the model (0) or one of its members
+        (1...)."""
         session = self._sessions[member]
         name = session.get_inputs()[0].name
 
-        def run(part: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-            return np.asarray(session.run(None, {name: part})[0], dtype=np.float32)
+        def run(part: Sequence[_Item]) -> tuple[list[tuple[Image, ...]], npt.NDArray[np.float32]]:
+            cuts = [cut(item) for item in part]
+            batch = np.stack([c[:, :, ::-1] for crops in cuts for c in crops])
+            batch = np.ascontiguousarray(
+                (batch.astype(np.float32) / 255.0).transpose(0, 3, 1, 2))
+            return cuts, np.asarray(session.run(None, {name: batch})[0], dtype=np.float32)
 
         # A big batch (``referee detect`` reads dozens of candidate outlines) is split among
-        # the cores, each part run by a one-thread session at once (onnxruntime lets go of
-        # the GIL); a small one is not worth the hand-over.
-        parts = min(self.workers, len(batch) // SPLIT_BATCH)
+        # the cores, each part cut and run by a one-thread session at once (onnxruntime and
+        # OpenCV's warps let go of the GIL: cutting the corners of 80 outlines took 21 ms in
+        # one thread, 12 in two); a small one is not worth the hand-over.
+        parts = min(self.workers, len(items) * each // SPLIT_BATCH)
         if parts < 2:
-            return run(batch)
+            return run(items)
         pool = self._workers()
-        futures: list[Future[npt.NDArray[np.float32]]] = []
+        futures: list[Future[tuple[list[tuple[Image, ...]], npt.NDArray[np.float32]]]] = []
         try:
-            for part in np.array_split(batch, parts):
-                futures.append(pool.submit(run, part))
+            for chunk in np.array_split(np.arange(len(items)), parts):
+                futures.append(pool.submit(run, [items[i] for i in chunk]))
         except RuntimeError:  # no new work taken while the interpreter shuts down
             for future in futures:
                 future.cancel()
-            return run(batch)
+            return run(items)
         # (outside the try: an error in a part's run is raised, not retried unsplit)
-        return np.concatenate([future.result() for future in futures])
+        done = [future.result() for future in futures]
+        return [c for cuts, _ in done for c in cuts], np.concatenate([p for _, p in done])
 
     def _workers(self) -> ThreadPoolExecutor:
         with self._pool_lock:  # one pool, even when two threads read cards at once
@@ -234,17 +254,21 @@ class _Cut:
     probabilities: npt.NDArray[np.float32]  # 2 x classes
     image: Image = field(repr=False)
     outline: npt.NDArray[np.float64] = field(repr=False)
+    #: ``flat``, once made (not a cached_property: Python 3.11's holds one lock for every
+    #: instance, so the cores could not warp two cards at once).
+    _kept: dict[str, Image] = field(default_factory=dict, repr=False, compare=False)
 
-    @cached_property
-    def _flat(self) -> Image:
+    def flat(self) -> Image:
         """The card seen straight on: warped once for both its face and its end bands."""
-        return canonical_card(self.image, self.outline)
+        if "flat" not in self._kept:
+            self._kept["flat"] = canonical_card(self.image, self.outline)
+        return self._kept["flat"]
 
     def face(self) -> Image:
-        return face_of(self._flat)
+        return face_of(self.flat())
 
     def bands(self) -> tuple[Image, Image]:
-        return bands_of(self._flat)
+        return bands_of(self.flat())
 
     def px_per_mm(self) -> float:
         """How large the card is seen: its shortest side in pixels over a card's width."""
@@ -268,10 +292,10 @@ class CardVerifier:
         holds no card."""
         if len(outlines) == 0:
             return []
-        faces = [face_crop(image, np.asarray(o, dtype=np.float64).reshape(4, 2))
-                 for o in outlines]
         column = self._model.classes.index("not_card")
-        return [float(p[column]) for p in self._model.probabilities(faces)]
+        _, read = self._model.cut_and_read(
+            outlines, lambda o: (face_crop(image, np.asarray(o, np.float64).reshape(4, 2)),))
+        return [float(p[column]) for p in read]
 
 
 class CardIdentifier:
@@ -314,12 +338,13 @@ class CardIdentifier:
         if not cards:
             return []
         outlines = [np.asarray(corners, dtype=np.float64).reshape(4, 2) for corners in cards]
-        cuts = [index_crops(image, outline, self.index_mm) for outline in outlines]
+        cuts, probs = self._index.cut_and_read(
+            outlines, lambda outline: index_crops(image, outline, self.index_mm), each=2)
         assert cuts[0][0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
-        probs = self._index.probabilities([crop for pair in cuts for crop in pair])
         readings = [self._combine(probs[2 * i], probs[2 * i + 1],
-                                  _Cut(pair, probs[2 * i:2 * i + 2], image, outline))
-                    for i, (pair, outline) in enumerate(zip(cuts, outlines, strict=True))]
+                                  _Cut((first, second), probs[2 * i:2 * i + 2], image, outline))
+                    for i, ((first, second), outline) in enumerate(zip(cuts, outlines,
+                                                                       strict=True))]
         return readings if quick else self.confirm(readings, uncovered, clear=clear)
 
     def confirm(self, readings: Sequence[CardReading],
@@ -354,7 +379,8 @@ class CardIdentifier:
                 else (False, False) for i in range(len(out))]
         bands = self._read_bands(known, ends)
         if wanted:
-            faces = self._face.probabilities([known[i].face() for i in wanted])
+            _, faces = self._face.cut_and_read([known[i] for i in wanted],
+                                               lambda cut: (cut.face(),))
             for i, face in zip(wanted, faces, strict=True):
                 out[i] = self._decide(out[i], face, mean[2 * i:2 * i + 2],
                                       known[i].px_per_mm(), bands.get(i))
@@ -367,16 +393,19 @@ class CardIdentifier:
                     ) -> dict[int, npt.NDArray[np.float32]]:
         """By card (its index in ``cuts``), the suit model's probabilities of ``SUITS`` for
         the end bands ``ends`` names: a row for each band read."""
-        chosen = [(i, band) for i, (cut, use) in enumerate(zip(cuts, ends, strict=True))
-                  if any(use) for band, on in zip(cut.bands(), use, strict=True) if on]
+        chosen = [(i, use) for i, use in enumerate(ends) if any(use)]
         if self._suit is None or not chosen:
             return {}
+
+        def named(card: tuple[int, tuple[bool, bool]]) -> tuple[Image, ...]:
+            i, use = card
+            return tuple(band for band, on in zip(cuts[i].bands(), use, strict=True) if on)
+
         columns = [self._suit.classes.index(suit) for suit in SUITS]
-        read = self._suit.probabilities([band for _, band in chosen])[:, columns]
-        rows: dict[int, list[npt.NDArray[np.float32]]] = {}
-        for (i, _), row in zip(chosen, read, strict=True):
-            rows.setdefault(i, []).append(row)
-        return {i: np.stack(row) for i, row in rows.items()}
+        bands, read = self._suit.cut_and_read(chosen, named, each=2)
+        starts = np.cumsum([0, *(len(pair) for pair in bands)])
+        return {i: read[start:end, columns]
+                for (i, _), start, end in zip(chosen, starts[:-1], starts[1:], strict=True)}
 
     def _decide_bands(self, reading: CardReading, corners: npt.NDArray[np.float32],
                       band: npt.NDArray[np.float32]) -> CardReading:

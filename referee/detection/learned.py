@@ -15,7 +15,6 @@ from typing import Any, Final
 import cv2
 import numpy as np
 import numpy.typing as npt
-from shapely.geometry import Polygon
 
 from referee.detection.crops import CARD_H_MM, CARD_W_MM, short_side
 from referee.detection.onnx_model import MODELS_DIR, cpu_session, read_meta
@@ -158,13 +157,16 @@ def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,
     keep = raw[4] >= min_score
     boxes = raw[:, keep].T
     boxes = boxes[np.argsort(-boxes[:, 4])]
-    outlines: list[Outline] = []
-    for cx, cy, w, h, score, angle in boxes:
-        corners = cv2.boxPoints(((cx, cy), (w, h), float(np.degrees(angle))))
-        corners = (np.asarray(corners, np.float64) - (left, top)) / scale
-        if Polygon(corners).area > 0:
-            outlines.append(Outline(corners, float(score), learned=True))
-    return [outlines[i] for i in greedy_distinct([o.corners for o in outlines], NMS_IOU)]
+    if not len(boxes):
+        return []
+    corners = (np.array([cv2.boxPoints(((cx, cy), (w, h), float(np.degrees(angle))))
+                         for cx, cy, w, h, _, angle in boxes], np.float64)
+               - (left, top)) / scale
+    x, y = corners[:, :, 0], corners[:, :, 1]
+    areas = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    shown = np.flatnonzero(areas > 0)  # a box of no area outlines nothing
+    kept = greedy_distinct(list(corners[shown]), NMS_IOU)
+    return [Outline(corners[shown[i]], float(boxes[shown[i], 4]), learned=True) for i in kept]
 
 
 def split_merged(boxes: list[Outline]) -> list[Outline]:

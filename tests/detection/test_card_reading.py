@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -339,3 +340,37 @@ def test_batches_are_split_only_for_one_thread_sessions_and_never_lost() -> None
     index._workers().shutdown()  # as at the interpreter's exit: no new work is taken
     after = index.probabilities(crops)  # read unsplit instead of raising
     np.testing.assert_allclose(after, split, atol=1e-5)
+
+
+def test_crops_cut_in_parts_among_cores_come_back_in_order(identifier: CardIdentifier) -> None:
+    # Items cut into one or two crops each, as ``_read_bands`` cuts a card's clear bands.
+    rng = np.random.default_rng(5)
+    items = [(k, rng.integers(0, 256, (64, 64, 3), dtype=np.uint8)) for k in range(30)]
+    cutters: set[str] = set()
+
+    def cut(item: tuple[int, np.ndarray]) -> tuple[np.ndarray, ...]:
+        cutters.add(threading.current_thread().name)
+        k, crop = item
+        return (crop,) if k % 3 else (crop, np.ascontiguousarray(crop[::-1]))
+
+    index = identifier._index
+    saved = index.workers
+    try:
+        index.workers = 1
+        whole_cuts, whole = index.cut_and_read(items, cut, each=2)
+        assert cutters == {threading.main_thread().name}
+        cutters.clear()
+        index.workers = 3
+        split_cuts, split = index.cut_and_read(items, cut, each=2)
+    finally:
+        index.workers = saved
+    # the parts were cut in the pool's threads, not by the caller
+    assert cutters and threading.main_thread().name not in cutters
+    assert [len(c) for c in split_cuts] == [len(c) for c in whole_cuts] == [
+        2 if k % 3 == 0 else 1 for k in range(30)]
+    assert all((a == b).all() for x, y in zip(split_cuts, whole_cuts, strict=True)
+               for a, b in zip(x, y, strict=True))
+    assert split.shape == whole.shape == (40, len(identifier.classes))
+    np.testing.assert_allclose(split, whole, atol=1e-5)
+    # each crop's row is where the flattened crops put it
+    np.testing.assert_allclose(index.probabilities([items[3][1]])[0], split[4], atol=1e-5)
