@@ -2,6 +2,8 @@
 
     python bench/real_photos.py --split test --csv models/eval/edje_test.csv
 
+(``--csv`` also writes the detections no label took, beside it: ``edje_test_unmatched.csv``.)
+
 Detection: a labelled card is found when a detected outline's axis-aligned bounding box
 overlaps its box with IoU >= 0.5 (one detection per label). Rank accuracy: of the found
 cards, those whose read rank matches the label (the labels give ranks 9-A only, no suits).
@@ -92,23 +94,33 @@ def strips(boxes: list[list[float]]) -> list[bool]:
 
 def covered_matches(boxes: list[list[float]], detected: list[list[float]],
                     matches: list[tuple[int | None, float]],
-                    is_strip: list[bool] | None = None) -> list[bool]:
-    """For the strip labels ``match`` left unfound: whether the strip lies at least 80%
-    inside the box of a detection no label took (``is_strip``: ``strips(boxes)``, when the
-    caller has it already)."""
+                    is_strip: list[bool] | None = None) -> list[int | None]:
+    """For the strip labels ``match`` left unfound: the detection, of those no label took,
+    whose box the strip lies at least 80% inside, if any (``is_strip``: ``strips(boxes)``,
+    when the caller has it already)."""
     used = {best for best, _ in matches if best is not None}
-    out = []
+    out: list[int | None] = []
     strip_flags = strips(boxes) if is_strip is None else is_strip
     for box, is_strip_box, (best, _) in zip(boxes, strip_flags, matches, strict=True):
-        hit = False
+        hit = None
         if is_strip_box and best is None:
             free = [(_inside(box, d), i) for i, d in enumerate(detected) if i not in used]
             share, i = max(free, default=(0.0, -1))
             if share >= 0.8:
                 used.add(i)
-                hit = True
+                hit = i
         out.append(hit)
     return out
+
+
+UNMATCHED_FIELDS = ["image", "read", "confidence", "xmin", "ymin", "xmax", "ymax",
+                    "covers_strip"]
+
+
+def _unmatched_path(path: Path) -> Path:
+    """Beside ``--csv FILE``: FILE's stem + ``_unmatched``, one row per detection no label
+    took (``covers_strip``: the whole outline of a card a strip labels)."""
+    return path.with_name(f"{path.stem}_unmatched{path.suffix}")
 
 
 def main() -> None:
@@ -124,6 +136,7 @@ def main() -> None:
     found = false_pos = missed = rank_ok = 0
     strip_total = strip_found = covered_found = 0
     rows: list[dict[str, object]] = []
+    unmatched: list[dict[str, object]] = []
     seconds = 0.0
     for name, boxes in sorted(labels.items()):
         image = cv2.imread(str(args.root / args.split / name))
@@ -136,10 +149,18 @@ def main() -> None:
         label_boxes = [box for _, box in boxes]
         matches = match(label_boxes, detected)
         is_strip = strips(label_boxes)
-        covered = covered_matches(label_boxes, detected, matches, is_strip)
+        covering = covered_matches(label_boxes, detected, matches, is_strip)
         strip_total += sum(is_strip)
         strip_found += sum(s and b is not None for s, (b, _) in zip(is_strip, matches, strict=True))
-        covered_found += sum(covered)
+        covered_found += sum(c is not None for c in covering)
+        taken = {b for b, _ in matches if b is not None}
+        for i, (card, box) in enumerate(zip(cards, detected, strict=True)):
+            if i not in taken:  # a false find, or the whole outline of a card a strip labels
+                unmatched.append({"image": name, "read": card.card,
+                                  "confidence": card.confidence,
+                                  **dict(zip(("xmin", "ymin", "xmax", "ymax"),
+                                             (round(v, 1) for v in box), strict=True)),
+                                  "covers_strip": i in covering})
         for (label, _), (best, best_iou), strip in zip(boxes, matches, is_strip, strict=True):
             hit = best is not None
             read = cards[best].card if best is not None else ""
@@ -157,6 +178,11 @@ def main() -> None:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
+        # the detections no label took, which the precision counts against
+        with _unmatched_path(args.csv).open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=UNMATCHED_FIELDS)
+            writer.writeheader()
+            writer.writerows(unmatched)
     print(json.dumps({
         "split": args.split, "finder": args.finder, "verifier": args.verifier,
         "images": len(labels),

@@ -24,11 +24,11 @@ def test_a_strip_is_found_inside_a_whole_outline_that_no_label_took() -> None:
     detected = [[160.0, 110.0, 344.0, 368.0], whole_ten]
     matches = real_photos.match([nine, ten], detected)
     assert [best for best, _ in matches] == [0, None]
-    assert real_photos.covered_matches([nine, ten], detected, matches) == [False, True]
+    assert real_photos.covered_matches([nine, ten], detected, matches) == [None, 1]
     # The nine's own outline cannot count for the ten as well.
     assert real_photos.covered_matches([nine, ten], detected[:1],
                                        real_photos.match([nine, ten], detected[:1])) \
-        == [False, False]
+        == [None, None]
 
 
 def test_pairs_are_taken_best_first_so_a_covered_card_cannot_claim_the_top_card() -> None:

@@ -33,6 +33,7 @@ from referee.detection.outlines import (
     distinct,
     find_cards,
     gradients,
+    hidden_shares,
     quad_iou,
     stacking,
 )
@@ -56,6 +57,9 @@ SAME_CARD_INSIDE: Final = 0.8
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
 NOT_CARD_SURE: Final = 0.5
+#: An outline read as a back that outlines read as face-up cards cover at least this share
+#: of is dropped (``_shown_backs``; chosen on the real photos' train split).
+HIDDEN_BACK: Final = 0.9
 #: How far (pixels) inside the image's edges an outline must lie to be judged whole.
 FRAME_MARGIN_PX: Final = 3.0
 #: An image narrower or lower than this (pixels) cannot show a card anyone could read.
@@ -159,6 +163,14 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # face then says (dropping those the face calls a back, a joker or ?? lost a card in
         # 754 on validation-design frames, models/README.md).
         readings = [(r.card, r.confidence) for r in final]
+        # A back that cards read face up, none of them under it, cover almost whole shows
+        # nothing of itself: two cards side by side outlined as one, or part of one card's
+        # face (real photos).
+        hidden = hidden_shares(corners, [suited(card) for card, _ in readings], over)
+        shown = [card != BACK_CODE or share < HIDDEN_BACK
+                 for (card, _), share in zip(readings, hidden, strict=True)]
+        outlines = [o for o, keep in zip(outlines, shown, strict=True) if keep]
+        readings = [r for r, keep in zip(readings, shown, strict=True) if keep]
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
     return Detections(cards, warnings=warnings)

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 from shapely.geometry import MultiPoint, Polygon
+from shapely.ops import unary_union
 
 from referee.detection.crops import CARD_H_MM, SUIT_BAND_MM, order_corners
 
@@ -355,6 +356,20 @@ def alone(outlines: Sequence[npt.ArrayLike], over: Stacking | None = None) -> li
     shapes = _hulls(outlines)
     return [all(j == i or not _covers(b, a) or (over is not None and over[i][j] is True)
                 for j, b in enumerate(shapes)) for i, a in enumerate(shapes)]
+
+
+def hidden_shares(outlines: Sequence[npt.ArrayLike], by: Sequence[bool],
+                  over: Stacking) -> list[float]:
+    """For each 4-corner outline, the share of its area that the outlines ``by`` marks cover
+    together, leaving out those it lies over (``over``, from ``stacking``)."""
+    shapes = _hulls(outlines)
+    shares = []
+    for i, shape in enumerate(shapes):
+        cover = [shapes[j] for j in range(len(shapes))
+                 if j != i and by[j] and over[i][j] is not True]
+        shares.append(float(shape.intersection(unary_union(cover)).area / shape.area)
+                      if cover and shape.area > 0 else 0.0)
+    return shares
 
 
 def _hulls(outlines: Sequence[npt.ArrayLike]) -> list[Polygon]:

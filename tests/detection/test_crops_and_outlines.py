@@ -35,6 +35,7 @@ from referee.detection.outlines import (
     find_cards,
     gradients,
     greedy_distinct,
+    hidden_shares,
     overlap,
     polygon_iou,
     quad_iou,
@@ -779,3 +780,36 @@ def test_a_verifier_that_cannot_be_loaded_is_none_with_the_reason(monkeypatch) -
     monkeypatch.setattr(detect_module, "CardVerifier", broken)
     assert detect_module.load_verifier() == (
         None, "card verifier x.onnx cannot be loaded by onnxruntime")
+
+
+@pytest.mark.parametrize(("right", "kept"), [
+    (("7H", 0.95), ["7H", "QC"]),                # the "back" shows nothing of itself
+    (("back", 0.95), ["QC", "back", "back"]),    # half of it shows: a back under a card
+])
+def test_a_back_that_cards_read_face_up_cover_almost_whole_is_no_card(
+        right: tuple[str, float], kept: list[str]) -> None:
+    # Two cards side by side, and a box round both read as a back (real photos: a merged
+    # box's corners fall on the cards' faces).
+    image = np.full((260, 380, 3), (40, 90, 40), np.uint8)
+    first, second = _rect(60, 40, 126, 176), _rect(196, 40, 120, 176)
+    for outline in (first, second):
+        cv2.fillConvexPoly(image, outline.astype(np.int32), (235, 235, 235))
+    both = _rect(60, 40, 256, 176)  # less than half of it either card (one of each)
+    reader = _ReadsBy({126: ("QC", 0.95), 120: right, 256: ("back", 0.99)})
+    found = detect(image, reader, _FindsThese([first, second, both]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert sorted(c.card for c in found.cards) == kept
+
+
+def test_hidden_shares_count_the_outlines_named_and_not_those_lying_under() -> None:
+    back, left, right = _rect(0, 0, 100, 50), _rect(0, 0, 50, 50), _rect(50, 0, 50, 50)
+    far = _rect(300, 0, 60, 88)
+    undecided: list[list[bool | None]] = [[None] * 4 for _ in range(4)]
+    shares = hidden_shares([back, left, right, far], [False, True, True, True], undecided)
+    assert shares == [pytest.approx(1.0), 0.0, 0.0, 0.0]  # the back does not count itself
+    assert hidden_shares([back, left, right, far], [False, True, False, True],
+                         undecided)[0] == pytest.approx(0.5)
+    back_over_left = [row[:] for row in undecided]
+    back_over_left[0][1], back_over_left[1][0] = True, False
+    assert hidden_shares([back, left, right, far], [False, True, True, True],
+                         back_over_left)[0] == pytest.approx(0.5)
