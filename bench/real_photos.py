@@ -5,7 +5,10 @@
 (``--csv`` also writes the detections no label took, beside it: ``edje_test_unmatched.csv``.)
 
 Detection: a labelled card is found when a detected outline's axis-aligned bounding box
-overlaps its box with IoU >= 0.5 (one detection per label). Rank accuracy: of the found
+overlaps its box with IoU >= 0.5 (one detection per label). The box is taken within the
+picture: a card the frame cuts is outlined whole, beyond the picture's edge, and labelled by
+the part the picture shows (``recall_unclipped_pct`` and ``precision_unclipped_pct``: the
+boxes not so cut). Rank accuracy: of the found
 cards, those whose read rank matches the label (the labels give ranks 9-A only, no suits).
 
 The labels box what shows of a card, so a card mostly under another (or out of the picture)
@@ -46,6 +49,13 @@ def _iou(a: list[float], b: list[float]) -> float:
 def box_of(corners: np.ndarray) -> list[float]:
     (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
     return [float(x0), float(y0), float(x1), float(y1)]
+
+
+def in_picture(box: list[float], width: int, height: int) -> list[float]:
+    """The part of ``box`` inside a picture ``width`` x ``height``: a card the frame cuts is
+    outlined whole, the part beyond the picture too, and labelled by what the picture shows."""
+    return [max(0.0, box[0]), max(0.0, box[1]), min(float(width), box[2]),
+            min(float(height), box[3])]
 
 
 def load_labels(root: Path, split: str) -> dict[str, list[tuple[str, list[float]]]]:
@@ -133,7 +143,7 @@ def main() -> None:
     labels = load_labels(args.root, args.split)
     identifier, detector, shapes_too = finders.models(args)
     verifier = finders.verifier(args)
-    found = false_pos = missed = rank_ok = 0
+    found = false_pos = missed = rank_ok = found_unclipped = detections = 0
     strip_total = strip_found = covered_found = 0
     rows: list[dict[str, object]] = []
     unmatched: list[dict[str, object]] = []
@@ -145,9 +155,13 @@ def main() -> None:
         started = time.perf_counter()
         cards = detect(image, identifier, detector, shapes_too, verifier).cards
         seconds += time.perf_counter() - started
-        detected = [box_of(np.array(c.corners)) for c in cards]
+        height, width = image.shape[:2]
+        whole = [box_of(np.array(c.corners)) for c in cards]
+        detected = [in_picture(box, width, height) for box in whole]
         label_boxes = [box for _, box in boxes]
         matches = match(label_boxes, detected)
+        found_unclipped += sum(b is not None for b, _ in match(label_boxes, whole))
+        detections += len(detected)
         is_strip = strips(label_boxes)
         covering = covered_matches(label_boxes, detected, matches, is_strip)
         strip_total += sum(is_strip)
@@ -189,6 +203,8 @@ def main() -> None:
         "labelled_cards": found + missed,
         "recall_pct": round(100 * found / max(found + missed, 1), 1),
         "precision_pct": round(100 * found / max(found + false_pos, 1), 1),
+        "recall_unclipped_pct": round(100 * found_unclipped / max(found + missed, 1), 1),
+        "precision_unclipped_pct": round(100 * found_unclipped / max(detections, 1), 1),
         "rank_accuracy_of_found_pct": round(100 * rank_ok / max(found, 1), 1),
         "strip_labels": strip_total,
         "recall_other_labels_pct": round(100 * (found - strip_found)

@@ -39,3 +39,15 @@ def test_pairs_are_taken_best_first_so_a_covered_card_cannot_claim_the_top_card(
     assert matching.best_first(2, 2, lambda k, i: ious[k, i]) == {1: 0}
     ious[0, 1] = 0.55  # the covered card's own outline
     assert matching.best_first(2, 2, lambda k, i: ious[k, i]) == {1: 0, 0: 1}
+
+
+def test_an_outline_beyond_the_picture_is_matched_by_the_part_the_picture_shows() -> None:
+    # edje train IMG_2615: a queen cut by the picture's left edge, outlined whole; the
+    # label boxes what shows.
+    label = [0.0, 42.0, 97.0, 236.0]
+    whole = [-111.0, 25.0, 96.0, 245.0]
+    assert real_photos.match([label], [whole])[0][0] is None  # IoU 0.41
+    inside = real_photos.in_picture(whole, 378, 504)
+    assert inside == [0.0, 25.0, 96.0, 245.0]
+    assert real_photos.match([label], [inside])[0][0] == 0
+    assert real_photos.in_picture([10.0, 20.0, 400.0, 600.0], 378, 504) == [10.0, 20.0, 378.0, 504.0]
