@@ -10,7 +10,9 @@ the frame and is at least 45 px wide:
   whose detected outline has IoU >= 0.9 with the whole card (covered parts included);
   the same for fully visible cards and for cards at least 40% visible;
 - identity accuracy of the found cards (against the ground truth card code);
-- detections matching no card (precision);
+- detections matching no card (precision: a detection of a card the frame cuts, or of one
+  narrower than 45 px, matches that card; ``precision_counted_cards_only_pct``: matched
+  against the counted cards alone, as before session 31);
 - milliseconds per frame: median and 95th percentile (``--repeat N``: each frame's time is
   the fastest of N runs, as steady as a shared machine allows; its readings are the same).
 ``--csv FILE`` writes one row per counted card (scene, deck, truth, visible fraction, found,
@@ -62,7 +64,7 @@ def main() -> None:
     verifier = finders.verifier(args)
     rng = np.random.default_rng(args.seed)
     times: list[float] = []
-    cards = found = tight = right = detections = matched = 0
+    cards = found = tight = right = detections = matched = excused = 0
     full_cards = full_found = full_tight = 0
     # Cards at least 40% visible apart: a card almost hidden under a pile shows too little
     # of itself to be outlined (or read) from the picture alone.
@@ -82,7 +84,7 @@ def main() -> None:
         times.append(fastest)
         outlines = [np.array(c.corners) for c in result.cards]
         detections += len(outlines)
-        counted = []
+        counted, uncounted = [], []
         for obj in truth.objects:
             if obj.kind != "card":
                 continue
@@ -90,8 +92,7 @@ def main() -> None:
             sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
             inside = bool((corners >= 0).all() and (corners[:, 0] < 1280).all()
                           and (corners[:, 1] < 720).all())
-            if inside and sides.min() >= MIN_WIDTH_PX:
-                counted.append(obj)
+            (counted if inside and sides.min() >= MIN_WIDTH_PX else uncounted).append(obj)
         truths = [np.array(obj.corners_px) for obj in counted]
         pairs = best_first(len(truths), len(outlines),
                            lambda k, i, o=outlines, c=truths: _iou(o[i], c[k]))
@@ -118,6 +119,10 @@ def main() -> None:
                 seen_tight += seen and best >= 0.9
                 right += result.cards[index].card == obj.label
         matched += len(used)
+        # a detection of a card the frame cuts (or one too small to count) is no false find
+        cut_cards = [np.array(obj.corners_px) for obj in uncounted]
+        excused += sum(any(_iou(outline, card) >= 0.5 for card in cut_cards)
+                       for i, outline in enumerate(outlines) if i not in used)
 
     def pct(a: int, b: int) -> float:
         return round(100 * a / max(b, 1), 1)
@@ -138,7 +143,8 @@ def main() -> None:
         "at_least_40pct_visible": {"cards": seen_cards, "found_pct": pct(seen_found, seen_cards),
                                    "outline_iou_0.9_pct": pct(seen_tight, seen_cards)},
         "identity_of_found_pct": pct(right, found),
-        "precision_pct": pct(matched, detections),
+        "precision_pct": pct(matched + excused, detections),
+        "precision_counted_cards_only_pct": pct(matched, detections),
         "ms_per_frame_median": round(float(np.median(ms)), 1),
         "ms_per_frame_p95": round(float(np.percentile(ms, 95)), 1),
         "timed_runs_per_frame": max(1, args.repeat),

@@ -50,4 +50,5 @@ def test_an_outline_beyond_the_picture_is_matched_by_the_part_the_picture_shows(
     inside = real_photos.in_picture(whole, 378, 504)
     assert inside == [0.0, 25.0, 96.0, 245.0]
     assert real_photos.match([label], [inside])[0][0] == 0
-    assert real_photos.in_picture([10.0, 20.0, 400.0, 600.0], 378, 504) == [10.0, 20.0, 378.0, 504.0]
+    assert real_photos.in_picture([10.0, 20.0, 400.0, 600.0], 378, 504) == [
+        10.0, 20.0, 378.0, 504.0]

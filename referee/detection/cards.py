@@ -29,9 +29,12 @@ from typing import Any, Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from shapely.geometry import Polygon
+from shapely.geometry import box as shapely_box
 
 from referee.cards import BACK_CODE, RANKS, SUITS
 from referee.detection.crops import (
+    CARD_H_MM,
     CARD_W_MM,
     INDEX_CROP_PX,
     LEGACY_INDEX_MM,
@@ -40,6 +43,7 @@ from referee.detection.crops import (
     face_crop,
     face_of,
     index_crops,
+    order_corners,
     short_side,
 )
 from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
@@ -119,7 +123,32 @@ SPLIT_BATCH: Final = 8
 ALTERNATIVES: Final = 3
 
 
+#: An index corner less than this share of which lies in the picture is not read: its crop
+#: is mostly the picture's edge pixels drawn out (a card the frame cuts, outlined whole).
+INDEX_SEEN_SHARE: Final = 0.5
+
 _Item = TypeVar("_Item")
+
+
+def _index_seen(outline: npt.NDArray[np.float64], image: Image,
+                index_mm: tuple[float, float]) -> tuple[bool, bool]:
+    """Whether each index corner of ``outline`` (``index_crops``' order, ``index_mm`` of the
+    card) lies in the picture, at least INDEX_SEEN_SHARE of it."""
+    height, width = image.shape[:2]
+    ordered = order_corners(outline)
+    if ((ordered >= 0) & (ordered <= (width - 1, height - 1))).all():
+        return (True, True)
+    picture = shapely_box(0, 0, width, height)
+    across, along = index_mm[0] / CARD_W_MM, index_mm[1] / CARD_H_MM
+    seen = []
+    for k in (0, 2):  # the index corners, each with its short side and its long side
+        corner = ordered[k]
+        short, long = ordered[(k + 1) % 4] - corner, ordered[(k + 3) % 4] - corner
+        part = Polygon([corner, corner + across * short,
+                        corner + across * short + along * long, corner + along * long])
+        seen.append(part.area <= 0
+                    or part.intersection(picture).area >= INDEX_SEEN_SHARE * part.area)
+    return (seen[0], seen[1])
 
 
 def _as_is(crop: Image) -> tuple[Image]:
@@ -254,6 +283,8 @@ class _Cut:
     probabilities: npt.NDArray[np.float32]  # 2 x classes
     image: Image = field(repr=False)
     outline: npt.NDArray[np.float64] = field(repr=False)
+    #: Whether each index corner lies in the picture (one beyond its edge is not read).
+    seen: tuple[bool, bool] = (True, True)
     #: ``flat``, once made (not a cached_property: Python 3.11's holds one lock for every
     #: instance, so the cores could not warp two cards at once).
     _kept: dict[str, Image] = field(default_factory=dict, repr=False, compare=False)
@@ -342,7 +373,8 @@ class CardIdentifier:
             outlines, lambda outline: index_crops(image, outline, self.index_mm), each=2)
         assert cuts[0][0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
         readings = [self._combine(probs[2 * i], probs[2 * i + 1],
-                                  _Cut((first, second), probs[2 * i:2 * i + 2], image, outline))
+                                  _Cut((first, second), probs[2 * i:2 * i + 2], image, outline,
+                                       _index_seen(outline, image, self.index_mm)))
                     for i, ((first, second), outline) in enumerate(zip(cuts, outlines,
                                                                        strict=True))]
         return readings if quick else self.confirm(readings, uncovered, clear=clear)
@@ -524,6 +556,12 @@ class CardIdentifier:
 
     def _combine(self, first: npt.NDArray[np.float32], second: npt.NDArray[np.float32],
                  cut: _Cut | None = None) -> CardReading:
+        if cut is not None and not all(cut.seen) and NOT_A_CARD in self.classes:
+            # an index corner beyond the picture's edge shows nothing of the card
+            unseen = np.zeros_like(first)
+            unseen[self.classes.index(NOT_A_CARD)] = 1.0
+            first, second = (p if seen else unseen for p, seen in zip((first, second), cut.seen,
+                                                                      strict=True))
         readings = tuple((self.classes[int(p.argmax())], float(p.max())) for p in (first, second))
         # A covered corner reads as "other" or as something unsure: the best card class over
         # both corners wins, so one clear corner suffices and two agreeing ones reinforce.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -29,6 +29,7 @@ from referee.detection.outlines import (
     Gradients,
     Outline,
     alone,
+    beyond_edge,
     clear_bands,
     distinct,
     find_cards,
@@ -133,10 +134,20 @@ def detect(image: Image, identifier: CardIdentifier | None,
         outlines = [outlines[i] for i in distinct(outlines, [o.score for o in outlines])]
         readings = [(UNSURE, 0.0)] * len(outlines)
     else:
+        # A card the picture's edge cuts is outlined also as a whole card, beyond the edge.
+        completed = _beyond_edges(outlines, image)
+        outlines = [*outlines, *(whole for _, whole in completed)]
         # Every candidate read quickly (the index model alone, no face) to choose among them.
         found = identifier.identify_many(image, [o.corners for o in outlines], quick=True)
+        # Of the two outlines, the whole card stays when read for sure as a face-up card: its
+        # index corner in the picture shows it. Else the part that shows (printed matter the
+        # edge cuts reads as a card at 0.6 when so completed, real photos).
+        start = len(outlines) - len(completed)
+        dropped = {i if suited(found[k].card) and found[k].confidence >= FAINT_SURE else k
+                   for k, (i, _) in enumerate(completed, start)}
         boxes = [o.corners for o in outlines if o.learned]
-        cardlike = [i for i, r in enumerate(found) if _cardlike(outlines[i], r, boxes)]
+        cardlike = [i for i, r in enumerate(found)
+                    if i not in dropped and _cardlike(outlines[i], r, boxes)]
         if verifier is not None:
             # Books, sheets of paper, boxes and board squares are card-shaped too, and
             # their corners may read as a back: an outline the verifier is sure holds no
@@ -174,6 +185,22 @@ def detect(image: Image, identifier: CardIdentifier | None,
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
     return Detections(cards, warnings=warnings)
+
+
+def _beyond_edges(outlines: list[Outline], image: Image) -> list[tuple[int, Outline]]:
+    """The outlines of cards the picture's edge cuts (their index in ``outlines``), each
+    completed beyond it (``outlines.beyond_edge``; the cards' size in the picture from the
+    detector's sure boxes lying inside it)."""
+    height, width = image.shape[:2]
+    sure = [short_side(o.corners) for o in outlines
+            if o.learned and o.score >= SURE_CARD_SCORE and _in_frame(o.corners, image)]
+    card_px = float(np.median(sure)) if sure else None
+    out = []
+    for i, outline in enumerate(outlines):
+        whole = beyond_edge(outline.corners, width, height, card_px)
+        if whole is not None:
+            out.append((i, replace(outline, corners=whole)))
+    return out
 
 
 def _one_of_each(chosen: list[int], outlines: list[Outline], cards: list[str],

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from shapely.geometry import MultiPoint, Polygon
 from shapely.ops import unary_union
 
-from referee.detection.crops import CARD_H_MM, SUIT_BAND_MM, order_corners
+from referee.detection.crops import CARD_H_MM, CARD_W_MM, SUIT_BAND_MM, order_corners
 
 Image = npt.NDArray[np.uint8]
 Points = list[list[float]]
@@ -148,6 +148,54 @@ def find_cards(image: Image, slopes: Gradients | None = None) -> list[Outline]:
     if slopes is None:
         slopes = gradients(image)
     return [Outline(refine_edges(slopes, o.corners / scale), o.score) for o in kept]
+
+
+#: A side of an outline whose both ends lie this close to one edge of the picture (pixels)
+#: runs along that edge: the picture cuts the card there.
+ALONG_EDGE_PX: Final = 5.0
+
+
+def beyond_edge(corners: npt.ArrayLike, width: int, height: int,
+                card_px: float | None = None) -> npt.NDArray[np.float64] | None:
+    """A card the picture's edge cuts, outlined by the part that shows (one side along the
+    edge), completed beyond the edge: the side facing the edge is a whole side of the card,
+    and the two sides that meet it run on to a card's proportions. Which side of the card it
+    is (short or long) is plain when more than a short side's worth shows; else ``card_px``
+    (the picture's cards' short side, pixels) tells. None when the outline is not so cut, or
+    its far side is cut too, or it is already a whole card long."""
+    pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    hull = cv2.convexHull(pts.astype(np.float32), returnPoints=False).ravel()
+    if len(hull) != 4:
+        return None
+    pts = pts[hull]
+    limits = ((0, 0.0), (0, width - 1.0), (1, 0.0), (1, height - 1.0))
+    for k in range(4):
+        ends = pts[[k, (k + 1) % 4]]
+        if not any(np.all(np.abs(ends[:, axis] - at) <= ALONG_EDGE_PX) for axis, at in limits):
+            continue
+        # the side facing the edge: from corner k + 2 to k + 3, whole when inside the picture
+        near, far = pts[(k + 1) % 4], pts[k]  # the ends along the edge, k + 1 beside k + 2
+        first, second = pts[(k + 2) % 4], pts[(k + 3) % 4]
+        if any(x < ALONG_EDGE_PX or y < ALONG_EDGE_PX or x > width - 1 - ALONG_EDGE_PX
+               or y > height - 1 - ALONG_EDGE_PX for x, y in (first, second)):
+            return None
+        whole = float(np.linalg.norm(second - first))
+        shown = (np.linalg.norm(near - first) + np.linalg.norm(far - second)) / 2
+        short_to_long = CARD_H_MM / CARD_W_MM
+        if shown > whole / short_to_long * 1.05:
+            length = whole * short_to_long  # more than a short side shows: it is a short side
+        elif card_px is not None:
+            is_short = abs(whole - card_px) <= abs(whole - card_px * short_to_long)
+            length = whole * short_to_long if is_short else whole / short_to_long
+        else:
+            return None
+        if shown >= 0.95 * length:
+            return None
+        out: npt.NDArray[np.float64] = pts.copy()
+        out[(k + 1) % 4] = first + (near - first) / max(np.linalg.norm(near - first), 1e-9) * length
+        out[k] = second + (far - second) / max(np.linalg.norm(far - second), 1e-9) * length
+        return out
+    return None
 
 
 def gradients(image: Image) -> Gradients:

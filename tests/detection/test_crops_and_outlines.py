@@ -30,6 +30,7 @@ from referee.detection.detect import (
 )
 from referee.detection.outlines import (
     alone,
+    beyond_edge,
     clear_bands,
     distinct,
     find_cards,
@@ -813,3 +814,79 @@ def test_hidden_shares_count_the_outlines_named_and_not_those_lying_under() -> N
     back_over_left[0][1], back_over_left[1][0] = True, False
     assert hidden_shares([back, left, right, far], [False, True, True, True],
                          back_over_left)[0] == pytest.approx(0.5)
+
+
+def _as_set(corners: np.ndarray) -> list[tuple[float, float]]:
+    return sorted((round(float(x), 1), round(float(y), 1)) for x, y in corners)
+
+
+def test_a_card_the_picture_s_edge_cuts_is_completed_beyond_it() -> None:
+    long = 100 * 88 / 63  # a card 100 px wide
+    # Less than a short side's worth shows: which side faces the edge needs the cards' size.
+    shown = _rect(50, 0, 100, 60)
+    assert beyond_edge(shown, 400, 300) is None
+    assert _as_set(beyond_edge(shown, 400, 300, card_px=100.0)) == _as_set(
+        _rect(50, 60 - long, 100, long))
+    # the side facing the edge is the card's long side when the cards are smaller
+    side_on = _rect(0, 50, 60, 100)
+    assert _as_set(beyond_edge(side_on, 400, 300, card_px=72.0)) == _as_set(
+        _rect(60 - 100 * 63 / 88, 50, 100 * 63 / 88, 100))
+    # more than a short side shows: it faces the edge with its short side, whatever the size
+    assert _as_set(beyond_edge(_rect(50, 0, 100, 90), 400, 300)) == _as_set(
+        _rect(50, 90 - long, 100, long))
+    # the bottom and right edges too, a few pixels off them, the corners in any order
+    bottom = _rect(50, 300 - 1 - 90 + 3, 100, 90)[::-1]
+    assert _as_set(beyond_edge(bottom, 400, 300)) == _as_set(
+        _rect(50, bottom[:, 1].min(), 100, long))
+    # a whole card lying along the edge, one away from it, and one cut at a corner too
+    assert beyond_edge(_rect(0, 10, 100, long), 400, 300, card_px=100.0) is None
+    assert beyond_edge(_rect(50, 20, 100, 60), 400, 300, card_px=100.0) is None
+    assert beyond_edge(_rect(0, 0, 100, 60), 400, 300, card_px=100.0) is None
+
+
+def test_an_index_corner_mostly_beyond_the_picture_is_not_read() -> None:
+    from referee.detection.cards import _index_seen
+
+    image = np.zeros((300, 400, 3), np.uint8)
+    index_mm = (26.0, 32.0)
+    assert _index_seen(_rect(50, 50, 100, 140), image, index_mm) == (True, True)
+    # reaching 100 px above the picture: the top index (32 / 88 of 140 px) lies beyond it
+    top = order_corners(_rect(50, -100, 100, 140))[0]
+    seen = _index_seen(_rect(50, -100, 100, 140), image, index_mm)
+    assert seen == ((False, True) if top[1] < 0 else (True, False))
+    # its corner 20 px beyond the edge, most of the index still shows: it is read
+    assert _index_seen(_rect(50, -20, 100, 140), image, index_mm) == (True, True)
+
+
+class _ReadsByHeight(_Reads):
+    """Reads each outline by its height (pixels): a card code and a confidence."""
+
+    def __init__(self, by_height: dict[int, tuple[str, float]]) -> None:
+        self.by_height = by_height
+
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        out = []
+        for corners in cards:
+            card, confidence = self.by_height[round(float(np.ptp(np.asarray(corners)[:, 1])))]
+            out.append(CardReading(card, confidence, ((card, confidence), ("other", 0.9))))
+        return out
+
+
+@pytest.mark.parametrize(("completed", "kept"), [
+    (("QH", 0.95), ("QH", True)),    # read for sure as a face-up card: the whole card
+    (("QH", 0.7), ("back", False)),  # else the part that shows, as it was read
+])
+def test_a_card_the_edge_cuts_is_outlined_whole_when_read_for_sure(
+        completed: tuple[str, float], kept: tuple[str, bool]) -> None:
+    image = np.full((300, 400, 3), (40, 90, 40), np.uint8)
+    shown = _rect(150, 0, 100, 90)
+    cv2.fillConvexPoly(image, shown.astype(np.int32), (235, 235, 235))
+    whole_h = round(100 * 88 / 63)
+    reader = _ReadsByHeight({90: ("back", 0.99), whole_h: completed})
+    found = detect(image, reader, _FindsThese([shown]), shapes_too=False)  # type: ignore[arg-type]
+    assert len(found.cards) == 1
+    card = found.cards[0]
+    assert card.card == kept[0]
+    assert (min(y for _, y in card.corners) < -40) == kept[1]
