@@ -135,9 +135,10 @@ def _index_seen(outline: npt.NDArray[np.float64], image: Image,
     """Whether each index corner of ``outline`` (``index_crops``' order, ``index_mm`` of the
     card) lies in the picture, at least INDEX_SEEN_SHARE of it."""
     height, width = image.shape[:2]
-    ordered = order_corners(outline)
-    if ((ordered >= 0) & (ordered <= (width - 1, height - 1))).all():
+    if outline.min() >= 0 and outline[:, 0].max() <= width - 1 \
+            and outline[:, 1].max() <= height - 1:
         return (True, True)
+    ordered = order_corners(outline)
     picture = shapely_box(0, 0, width, height)
     across, along = index_mm[0] / CARD_W_MM, index_mm[1] / CARD_H_MM
     seen = []

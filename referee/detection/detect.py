@@ -177,11 +177,12 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # A back that cards read face up, none of them under it, cover almost whole shows
         # nothing of itself: two cards side by side outlined as one, or part of one card's
         # face (real photos).
-        hidden = hidden_shares(corners, [suited(card) for card, _ in readings], over)
-        shown = [card != BACK_CODE or share < HIDDEN_BACK
-                 for (card, _), share in zip(readings, hidden, strict=True)]
-        outlines = [o for o, keep in zip(outlines, shown, strict=True) if keep]
-        readings = [r for r, keep in zip(readings, shown, strict=True) if keep]
+        if any(card == BACK_CODE for card, _ in readings):
+            hidden = hidden_shares(corners, [suited(card) for card, _ in readings], over)
+            shown = [card != BACK_CODE or share < HIDDEN_BACK
+                     for (card, _), share in zip(readings, hidden, strict=True)]
+            outlines = [o for o, keep in zip(outlines, shown, strict=True) if keep]
+            readings = [r for r, keep in zip(readings, shown, strict=True) if keep]
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
     return Detections(cards, warnings=warnings)

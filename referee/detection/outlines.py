@@ -164,6 +164,9 @@ def beyond_edge(corners: npt.ArrayLike, width: int, height: int,
     (the picture's cards' short side, pixels) tells. None when the outline is not so cut, or
     its far side is cut too, or it is already a whole card long."""
     pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    (left, top), (right, bottom) = pts.min(axis=0), pts.max(axis=0)
+    if min(left, top, width - 1 - right, height - 1 - bottom) > ALONG_EDGE_PX:
+        return None  # no corner near the picture's edge (most outlines: checked first)
     hull = cv2.convexHull(pts.astype(np.float32), returnPoints=False).ravel()
     if len(hull) != 4:
         return None
