@@ -177,12 +177,19 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # A back that cards read face up, none of them under it, cover almost whole shows
         # nothing of itself: two cards side by side outlined as one, or part of one card's
         # face (real photos).
+        shown = [True] * len(readings)
         if any(card == BACK_CODE for card, _ in readings):
             hidden = hidden_shares(corners, [suited(card) for card, _ in readings], over)
             shown = [card != BACK_CODE or share < HIDDEN_BACK
                      for (card, _), share in zip(readings, hidden, strict=True)]
-            outlines = [o for o, keep in zip(outlines, shown, strict=True) if keep]
-            readings = [r for r, keep in zip(readings, shown, strict=True) if keep]
+        # An outline read ?? at the picture's edge, lying almost whole inside a bigger one
+        # read as a face-up card, is the part the picture shows of a card it cuts, which is
+        # outlined whole too (real photos; not one in the picture: rendered frames lost two
+        # covered cards so).
+        parts = _parts(corners, [card for card, _ in readings], image)
+        shown = [keep and not part for keep, part in zip(shown, parts, strict=True)]
+        outlines = [o for o, keep in zip(outlines, shown, strict=True) if keep]
+        readings = [r for r, keep in zip(readings, shown, strict=True) if keep]
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
              for o, (card, confidence) in zip(outlines, readings, strict=True)]
     return Detections(cards, warnings=warnings)
@@ -218,6 +225,20 @@ def _one_of_each(chosen: list[int], outlines: list[Outline], cards: list[str],
                 for j in kept)):
             kept.append(i)
     return [i for i in chosen if i in kept]
+
+
+def _parts(corners: Sequence[npt.NDArray[np.float64]], cards: Sequence[str],
+           image: Image) -> list[bool]:
+    """For each outline, whether it is read ``??``, reaches the picture's edge (not
+    ``_in_frame``) and lies at least SAME_CARD_INSIDE inside a bigger outline read as a
+    face-up card (``cards``)."""
+    if UNSURE not in cards:
+        return [False] * len(cards)
+    shapes = [Polygon(c).buffer(0) for c in corners]
+    return [card == UNSURE and not _in_frame(corners[i], image) and any(
+        j != i and suited(cards[j]) and shapes[i].area <= shapes[j].area
+        and _inside_share(shapes[i], shapes[j]) >= SAME_CARD_INSIDE for j in range(len(cards)))
+        for i, card in enumerate(cards)]
 
 
 def _inside_share(a: Polygon, b: Polygon) -> float:

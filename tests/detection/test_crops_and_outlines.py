@@ -890,3 +890,16 @@ def test_a_card_the_edge_cuts_is_outlined_whole_when_read_for_sure(
     card = found.cards[0]
     assert card.card == kept[0]
     assert (min(y for _, y in card.corners) < -40) == kept[1]
+
+
+@pytest.mark.parametrize(("down", "kept"), [(0, ["QH"]), (30, ["??", "QH"])])
+def test_an_unread_part_of_a_card_at_the_picture_s_edge_goes_with_the_card(
+        down: int, kept: list[str]) -> None:
+    # The part of a card the picture's edge cuts, read ??, inside the card outlined whole
+    # (beyond the edge) and read: one card. Lying inside the picture, it may be a card.
+    image = np.full((300, 400, 3), (40, 90, 40), np.uint8)
+    part = np.array([[150, down], [250, down + 8], [250, down + 60], [150, down + 60]], float)
+    whole = _rect(150, down - 80, 100, 140)
+    reader = _ReadsByHeight({60: ("??", 0.45), 140: ("QH", 0.95)})
+    found = detect(image, reader, _FindsThese([whole, part]), shapes_too=False)  # type: ignore[arg-type]
+    assert sorted(c.card for c in found.cards) == kept
