@@ -152,6 +152,10 @@ def _index_seen(outline: npt.NDArray[np.float64], image: Image,
     return (seen[0], seen[1])
 
 
+def _both(first: tuple[bool, bool], second: tuple[bool, bool]) -> tuple[bool, bool]:
+    return (first[0] and second[0], first[1] and second[1])
+
+
 def _as_is(crop: Image) -> tuple[Image]:
     """A crop already cut (``_Classifier.cut_and_read``)."""
     return (crop,)
@@ -284,7 +288,8 @@ class _Cut:
     probabilities: npt.NDArray[np.float32]  # 2 x classes
     image: Image = field(repr=False)
     outline: npt.NDArray[np.float64] = field(repr=False)
-    #: Whether each index corner lies in the picture (one beyond its edge is not read).
+    #: Whether each index corner lies in the picture (``_index_seen``): one beyond its edge,
+    #: and the end band and face of a card reaching beyond it, are not read.
     seen: tuple[bool, bool] = (True, True)
     #: ``flat``, once made (not a cached_property: Python 3.11's holds one lock for every
     #: instance, so the cores could not warp two cards at once).
@@ -373,9 +378,11 @@ class CardIdentifier:
         cuts, probs = self._index.cut_and_read(
             outlines, lambda outline: index_crops(image, outline, self.index_mm), each=2)
         assert cuts[0][0].shape[:2] == (INDEX_CROP_PX, INDEX_CROP_PX)
+        seen = [_index_seen(outline, image, self.index_mm) for outline in outlines]
+        probs = self._unseen_masked(probs, seen)
         readings = [self._combine(probs[2 * i], probs[2 * i + 1],
                                   _Cut((first, second), probs[2 * i:2 * i + 2], image, outline,
-                                       _index_seen(outline, image, self.index_mm)))
+                                       seen[i]))
                     for i, ((first, second), outline) in enumerate(zip(cuts, outlines,
                                                                        strict=True))]
         return readings if quick else self.confirm(readings, uncovered, clear=clear)
@@ -400,16 +407,22 @@ class CardIdentifier:
             total = mean
             for member in range(1, len(self._index.members) + 1):
                 total = total + self._index.probabilities(crops, member)
-            mean = total / (1 + len(self._index.members))
+            mean = self._unseen_masked(
+                np.asarray(total / (1 + len(self._index.members)), np.float32),
+                [cut.seen for cut in known])
             out = [self._combine(mean[2 * i], mean[2 * i + 1], cut)
                    for i, cut in enumerate(known)]
         if self._face is None:
             return out
-        wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]]
+        # (Of a card reaching beyond the picture, neither the face nor the end band beyond it:
+        # what shows there is the picture's edge drawn out.)
+        wanted = [i for i in range(len(out))
+                  if uncovered is not None and uncovered[i] and all(known[i].seen)]
         # The end bands the suit model reads: both of an uncovered card's, the clear ones of
         # the others'.
-        ends = [(True, True) if i in wanted else clear[i] if clear is not None
-                else (False, False) for i in range(len(out))]
+        ends = [(True, True) if i in wanted else
+                _both(clear[i], known[i].seen) if clear is not None else (False, False)
+                for i in range(len(out))]
         bands = self._read_bands(known, ends)
         if wanted:
             _, faces = self._face.cut_and_read([known[i] for i in wanted],
@@ -555,14 +568,22 @@ class CardIdentifier:
             return None
         return (rank + suit, sure) if sure >= MIN_CONFIDENCE else None
 
+    def _unseen_masked(self, probs: npt.NDArray[np.float32],
+                       seen: Sequence[tuple[bool, bool]]) -> npt.NDArray[np.float32]:
+        """The corners' probabilities (two rows a card, ``index_crops``' order), those of an
+        index corner beyond the picture (``_index_seen``) made ``other`` for sure: its crop
+        shows nothing of the card, and no decision may take a card from it."""
+        hidden = [2 * i + k for i, pair in enumerate(seen) for k, shown in enumerate(pair)
+                  if not shown]
+        if not hidden or NOT_A_CARD not in self.classes:
+            return probs
+        probs = probs.copy()
+        probs[hidden] = 0.0
+        probs[hidden, self.classes.index(NOT_A_CARD)] = 1.0
+        return probs
+
     def _combine(self, first: npt.NDArray[np.float32], second: npt.NDArray[np.float32],
                  cut: _Cut | None = None) -> CardReading:
-        if cut is not None and not all(cut.seen) and NOT_A_CARD in self.classes:
-            # an index corner beyond the picture's edge shows nothing of the card
-            unseen = np.zeros_like(first)
-            unseen[self.classes.index(NOT_A_CARD)] = 1.0
-            first, second = (p if seen else unseen for p, seen in zip((first, second), cut.seen,
-                                                                      strict=True))
         readings = tuple((self.classes[int(p.argmax())], float(p.max())) for p in (first, second))
         # A covered corner reads as "other" or as something unsure: the best card class over
         # both corners wins, so one clear corner suffices and two agreeing ones reinforce.

@@ -59,7 +59,8 @@ SAME_CARD_INSIDE: Final = 0.8
 #: validation-design frames, models/README.md).
 NOT_CARD_SURE: Final = 0.5
 #: An outline read as a back that outlines read as face-up cards cover at least this share
-#: of is dropped (``_shown_backs``; chosen on the real photos' train split).
+#: of is dropped (``outlines.hidden_shares``; chosen on the real photos' train split,
+#: models/README.md).
 HIDDEN_BACK: Final = 0.9
 #: How far (pixels) inside the image's edges an outline must lie to be judged whole.
 FRAME_MARGIN_PX: Final = 3.0
@@ -143,11 +144,12 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # index corner in the picture shows it. Else the part that shows (printed matter the
         # edge cuts reads as a card at 0.6 when so completed, real photos).
         start = len(outlines) - len(completed)
-        dropped = {i if suited(found[k].card) and found[k].confidence >= FAINT_SURE else k
-                   for k, (i, _) in enumerate(completed, start)}
-        boxes = [o.corners for o in outlines if o.learned]
+        pairs = [(i, k, whole) for k, (i, whole) in enumerate(completed, start)]
+        others = {i if suited(found[k].card) and found[k].confidence >= (
+            SPLIT_SURE if whole.split else FAINT_SURE) else k for i, k, whole in pairs}
+        boxes = [o.corners for i, o in enumerate(outlines) if o.learned and i not in others]
         cardlike = [i for i, r in enumerate(found)
-                    if i not in dropped and _cardlike(outlines[i], r, boxes)]
+                    if i not in others and _cardlike(outlines[i], r, boxes)]
         if verifier is not None:
             # Books, sheets of paper, boxes and board squares are card-shaped too, and
             # their corners may read as a back: an outline the verifier is sure holds no

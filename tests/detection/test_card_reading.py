@@ -374,3 +374,37 @@ def test_crops_cut_in_parts_among_cores_come_back_in_order(identifier: CardIdent
     np.testing.assert_allclose(split, whole, atol=1e-5)
     # each crop's row is where the flattened crops put it
     np.testing.assert_allclose(index.probabilities([items[3][1]])[0], split[4], atol=1e-5)
+
+
+def test_an_index_corner_beyond_the_picture_reads_as_nothing_and_decides_nothing(
+        identifier: CardIdentifier, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A card reaching 100 px above a 300 x 400 picture: its top index corner is the
+    # picture's top row drawn out. It reads `other` for sure, in the quick reading and in
+    # the ensemble's, and neither the face nor the band beyond the edge is read.
+    rng = np.random.default_rng(6)
+    image = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    beyond = np.array([[150, -100], [250, -100], [250, 40], [150, 40]], float)
+    inside = np.array([[150, 100], [250, 100], [250, 240], [150, 240]], float)
+    quick = identifier.identify_many(image, [beyond, inside], quick=True)
+    seen = quick[0].cut.seen  # type: ignore[union-attr]
+    assert sorted(seen) == [False, True] and quick[1].cut.seen == (True, True)  # type: ignore[union-attr]
+    hidden = seen.index(False)
+    other = identifier.classes.index("other")
+    probabilities = quick[0].cut.probabilities  # type: ignore[union-attr]
+    assert probabilities[hidden, other] == 1.0 and probabilities[hidden].sum() == 1.0
+    assert quick[0].corners[hidden] == ("other", 1.0)
+    suit = identifier._suit
+    assert suit is not None
+    banded: list[tuple[int, tuple[bool, bool]]] = []
+    read_bands = suit.cut_and_read
+
+    def recorded(items, cut, member=0, *, each=1):  # type: ignore[no-untyped-def]
+        banded.extend(items)
+        return read_bands(items, cut, member, each=each)
+
+    monkeypatch.setattr(suit, "cut_and_read", recorded)
+    confirmed = identifier.confirm(quick, [True, True], ensemble=True,
+                                   clear=[(True, True), (True, True)])
+    assert confirmed[0].corners[hidden] == ("other", 1.0)
+    assert confirmed[0].face is None and confirmed[1].face is not None
+    assert dict(banded) == {0: seen, 1: (True, True)}  # the band beyond the edge is not read

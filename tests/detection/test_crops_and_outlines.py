@@ -856,6 +856,10 @@ def test_an_index_corner_mostly_beyond_the_picture_is_not_read() -> None:
     assert seen == ((False, True) if top[1] < 0 else (True, False))
     # its corner 20 px beyond the edge, most of the index still shows: it is read
     assert _index_seen(_rect(50, -20, 100, 140), image, index_mm) == (True, True)
+    # cut by the left edge: the index beside it is 41 px wide, 1 px of it in the picture
+    left_cut = order_corners(_rect(-40, 50, 100, 140))
+    assert _index_seen(_rect(-40, 50, 100, 140), image, index_mm) == (
+        bool(left_cut[0][0] >= 0), bool(left_cut[2][0] >= 0))
 
 
 class _ReadsByHeight(_Reads):
@@ -903,3 +907,24 @@ def test_an_unread_part_of_a_card_at_the_picture_s_edge_goes_with_the_card(
     reader = _ReadsByHeight({60: ("??", 0.45), 140: ("QH", 0.95)})
     found = detect(image, reader, _FindsThese([whole, part]), shapes_too=False)  # type: ignore[arg-type]
     assert sorted(c.card for c in found.cards) == kept
+
+
+def test_a_split_end_the_edge_cuts_keeps_the_bar_of_split_ends_when_completed() -> None:
+    # One end of a merged box (faint, ``split``), cut by the picture's edge and read for
+    # sure: completed, it must be as sure as a split end needs to be to replace it.
+    from referee.detection.detect import SPLIT_SURE
+    from referee.detection.learned import SPLIT_SCORE
+    from referee.detection.outlines import Outline
+
+    class _FindsSplitEnd(_Finds):
+        def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+            return [Outline(self.corners, SPLIT_SCORE, learned=True, split=True)]
+
+    image = np.full((300, 400, 3), (40, 90, 40), np.uint8)
+    shown = _rect(150, 0, 100, 90)
+    whole_h = round(100 * 88 / 63)
+    below = (SPLIT_SURE + 0.9) / 2  # sure enough for a faint box, not for a split end
+    reader = _ReadsByHeight({90: ("QH", 0.99), whole_h: ("QH", below)})
+    found = detect(image, reader, _FindsSplitEnd(shown), shapes_too=False)  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == ["QH"]
+    assert min(y for _, y in found.cards[0].corners) >= 0  # the part that shows
