@@ -29,7 +29,7 @@ from typing import Any, Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from shapely.geometry import Polygon
+from shapely.geometry import MultiPoint, Polygon
 from shapely.geometry import box as shapely_box
 
 from referee.cards import BACK_CODE, RANKS, SUITS
@@ -127,7 +127,21 @@ ALTERNATIVES: Final = 3
 #: is mostly the picture's edge pixels drawn out (a card the frame cuts, outlined whole).
 INDEX_SEEN_SHARE: Final = 0.5
 
+#: A card's face is read only when at least this share of it lies in the picture.
+FACE_SEEN_SHARE: Final = 0.9
+
 _Item = TypeVar("_Item")
+
+
+def _share_in_picture(outline: npt.NDArray[np.float64], image: Image) -> float:
+    """How much of the card ``outline`` outlines lies in the picture."""
+    height, width = image.shape[:2]
+    if outline.min() >= 0 and outline[:, 0].max() <= width - 1 \
+            and outline[:, 1].max() <= height - 1:
+        return 1.0
+    card = MultiPoint(outline).convex_hull
+    return float(card.intersection(shapely_box(0, 0, width, height)).area / card.area) \
+        if card.area > 0 else 0.0
 
 
 def _index_seen(outline: npt.NDArray[np.float64], image: Image,
@@ -289,8 +303,10 @@ class _Cut:
     image: Image = field(repr=False)
     outline: npt.NDArray[np.float64] = field(repr=False)
     #: Whether each index corner lies in the picture (``_index_seen``): one beyond its edge,
-    #: and the end band and face of a card reaching beyond it, are not read.
+    #: and the end band that holds it, are not read.
     seen: tuple[bool, bool] = (True, True)
+    #: How much of the card lies in the picture: its face is read from FACE_SEEN_SHARE.
+    in_picture: float = 1.0
     #: ``flat``, once made (not a cached_property: Python 3.11's holds one lock for every
     #: instance, so the cores could not warp two cards at once).
     _kept: dict[str, Image] = field(default_factory=dict, repr=False, compare=False)
@@ -382,7 +398,7 @@ class CardIdentifier:
         probs = self._unseen_masked(probs, seen)
         readings = [self._combine(probs[2 * i], probs[2 * i + 1],
                                   _Cut((first, second), probs[2 * i:2 * i + 2], image, outline,
-                                       seen[i]))
+                                       seen[i], _share_in_picture(outline, image)))
                     for i, ((first, second), outline) in enumerate(zip(cuts, outlines,
                                                                        strict=True))]
         return readings if quick else self.confirm(readings, uncovered, clear=clear)
@@ -414,15 +430,14 @@ class CardIdentifier:
                    for i, cut in enumerate(known)]
         if self._face is None:
             return out
-        # (Of a card reaching beyond the picture, neither the face nor the end band beyond it:
-        # what shows there is the picture's edge drawn out.)
-        wanted = [i for i in range(len(out))
-                  if uncovered is not None and uncovered[i] and all(known[i].seen)]
+        # (Of a card reaching beyond the picture, not the face when a tenth of it lies beyond,
+        # nor the end band beyond it: what shows there is the picture's edge drawn out.)
+        wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]
+                  and known[i].in_picture >= FACE_SEEN_SHARE]
         # The end bands the suit model reads: both of an uncovered card's, the clear ones of
         # the others'.
-        ends = [(True, True) if i in wanted else
-                _both(clear[i], known[i].seen) if clear is not None else (False, False)
-                for i in range(len(out))]
+        ends = [_both((True, True) if i in wanted else clear[i] if clear is not None
+                      else (False, False), known[i].seen) for i in range(len(out))]
         bands = self._read_bands(known, ends)
         if wanted:
             _, faces = self._face.cut_and_read([known[i] for i in wanted],

@@ -408,3 +408,7 @@ def test_an_index_corner_beyond_the_picture_reads_as_nothing_and_decides_nothing
     assert confirmed[0].corners[hidden] == ("other", 1.0)
     assert confirmed[0].face is None and confirmed[1].face is not None
     assert dict(banded) == {0: seen, 1: (True, True)}  # the band beyond the edge is not read
+    # A card a twentieth of which lies beyond the picture shows its face: that is read.
+    slightly = np.array([[150, -7], [250, -7], [250, 133], [150, 133]], float)
+    read = identifier.identify_many(image, [slightly], [True])[0]
+    assert read.cut.seen == (True, True) and read.face is not None  # type: ignore[union-attr]
