@@ -35,6 +35,7 @@ from referee.detection.outlines import (
     find_cards,
     gradients,
     hidden_shares,
+    near_edge,
     quad_iou,
     stacking,
 )
@@ -202,14 +203,17 @@ def _beyond_edges(outlines: list[Outline], image: Image) -> list[tuple[int, Outl
     completed beyond it (``outlines.beyond_edge``; the cards' size in the picture from the
     detector's sure boxes lying inside it)."""
     height, width = image.shape[:2]
+    near = [i for i, o in enumerate(outlines) if near_edge(o.corners, width, height)]
+    if not near:
+        return []  # (most frames: nothing reaches the picture's edge)
     sure = [short_side(o.corners) for o in outlines
             if o.learned and o.score >= SURE_CARD_SCORE and _in_frame(o.corners, image)]
     card_px = float(np.median(sure)) if sure else None
     out = []
-    for i, outline in enumerate(outlines):
-        whole = beyond_edge(outline.corners, width, height, card_px)
+    for i in near:
+        whole = beyond_edge(outlines[i].corners, width, height, card_px)
         if whole is not None:
-            out.append((i, replace(outline, corners=whole)))
+            out.append((i, replace(outlines[i], corners=whole)))
     return out
 
 

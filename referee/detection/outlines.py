@@ -155,6 +155,14 @@ def find_cards(image: Image, slopes: Gradients | None = None) -> list[Outline]:
 ALONG_EDGE_PX: Final = 5.0
 
 
+def near_edge(corners: npt.ArrayLike, width: int, height: int) -> bool:
+    """Whether a corner of an outline lies within ALONG_EDGE_PX of the picture's edge (or
+    beyond it): only then may ``beyond_edge`` complete it."""
+    pts = np.asarray(corners, dtype=np.float64).reshape(-1, 2)
+    (left, top), (right, bottom) = pts.min(axis=0), pts.max(axis=0)
+    return bool(min(left, top, width - 1 - right, height - 1 - bottom) <= ALONG_EDGE_PX)
+
+
 def beyond_edge(corners: npt.ArrayLike, width: int, height: int,
                 card_px: float | None = None) -> npt.NDArray[np.float64] | None:
     """A card the picture's edge cuts, outlined by the part that shows (one side along the
@@ -164,9 +172,8 @@ def beyond_edge(corners: npt.ArrayLike, width: int, height: int,
     (the picture's cards' short side, pixels) tells. None when the outline is not so cut, or
     its far side is cut too, or it is already a whole card long."""
     pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-    (left, top), (right, bottom) = pts.min(axis=0), pts.max(axis=0)
-    if min(left, top, width - 1 - right, height - 1 - bottom) > ALONG_EDGE_PX:
-        return None  # no corner near the picture's edge (most outlines: checked first)
+    if not near_edge(pts, width, height):
+        return None  # (most outlines: checked first)
     hull = cv2.convexHull(pts.astype(np.float32), returnPoints=False).ravel()
     if len(hull) != 4:
         return None
