@@ -522,18 +522,20 @@ def test_a_back_the_shape_finder_alone_outlines_needs_a_detector_box_there() -> 
 
 
 class _ReadsBy(_Reads):
-    """Reads each outline by its width: a card code and a confidence per width (pixels)."""
+    """Reads each outline by its width (``axis`` 0) or height (1), in pixels: a card code and a
+    confidence for each, both corners alike."""
 
-    def __init__(self, by_width: dict[int, tuple[str, float]]) -> None:
-        self.by_width = by_width
+    def __init__(self, by_size: dict[int, tuple[str, float]], axis: int = 0) -> None:
+        self.by_size = by_size
+        self.axis = axis
 
     def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
         from referee.detection.cards import CardReading
 
         out = []
         for corners in cards:
-            width = round(float(np.ptp(np.asarray(corners, float)[:, 0])))
-            card, confidence = self.by_width[width]
+            size = round(float(np.ptp(np.asarray(corners, float)[:, self.axis])))
+            card, confidence = self.by_size[size]
             out.append(CardReading(card, confidence, ((card, confidence), (card, confidence))))
         return out
 
@@ -862,22 +864,6 @@ def test_an_index_corner_mostly_beyond_the_picture_is_not_read() -> None:
         bool(left_cut[0][0] >= 0), bool(left_cut[2][0] >= 0))
 
 
-class _ReadsByHeight(_Reads):
-    """Reads each outline by its height (pixels): a card code and a confidence."""
-
-    def __init__(self, by_height: dict[int, tuple[str, float]]) -> None:
-        self.by_height = by_height
-
-    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
-        from referee.detection.cards import CardReading
-
-        out = []
-        for corners in cards:
-            card, confidence = self.by_height[round(float(np.ptp(np.asarray(corners)[:, 1])))]
-            out.append(CardReading(card, confidence, ((card, confidence), ("other", 0.9))))
-        return out
-
-
 @pytest.mark.parametrize(("completed", "kept"), [
     (("QH", 0.95), ("QH", True)),    # read for sure as a face-up card: the whole card
     (("QH", 0.7), ("back", False)),  # else the part that shows, as it was read
@@ -888,7 +874,7 @@ def test_a_card_the_edge_cuts_is_outlined_whole_when_read_for_sure(
     shown = _rect(150, 0, 100, 90)
     cv2.fillConvexPoly(image, shown.astype(np.int32), (235, 235, 235))
     whole_h = round(100 * 88 / 63)
-    reader = _ReadsByHeight({90: ("back", 0.99), whole_h: completed})
+    reader = _ReadsBy({90: ("back", 0.99), whole_h: completed}, axis=1)
     found = detect(image, reader, _FindsThese([shown]), shapes_too=False)  # type: ignore[arg-type]
     assert len(found.cards) == 1
     card = found.cards[0]
@@ -904,7 +890,7 @@ def test_an_unread_part_of_a_card_at_the_picture_s_edge_goes_with_the_card(
     image = np.full((300, 400, 3), (40, 90, 40), np.uint8)
     part = np.array([[150, down], [250, down + 8], [250, down + 60], [150, down + 60]], float)
     whole = _rect(150, down - 80, 100, 140)
-    reader = _ReadsByHeight({60: ("??", 0.45), 140: ("QH", 0.95)})
+    reader = _ReadsBy({60: ("??", 0.45), 140: ("QH", 0.95)}, axis=1)
     found = detect(image, reader, _FindsThese([whole, part]), shapes_too=False)  # type: ignore[arg-type]
     assert sorted(c.card for c in found.cards) == kept
 
@@ -924,7 +910,7 @@ def test_a_split_end_the_edge_cuts_keeps_the_bar_of_split_ends_when_completed() 
     shown = _rect(150, 0, 100, 90)
     whole_h = round(100 * 88 / 63)
     below = (SPLIT_SURE + 0.9) / 2  # sure enough for a faint box, not for a split end
-    reader = _ReadsByHeight({90: ("QH", 0.99), whole_h: ("QH", below)})
+    reader = _ReadsBy({90: ("QH", 0.99), whole_h: ("QH", below)}, axis=1)
     found = detect(image, reader, _FindsSplitEnd(shown), shapes_too=False)  # type: ignore[arg-type]
     assert [c.card for c in found.cards] == ["QH"]
     assert min(y for _, y in found.cards[0].corners) >= 0  # the part that shows
