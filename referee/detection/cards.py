@@ -133,12 +133,19 @@ FACE_SEEN_SHARE: Final = 0.9
 _Item = TypeVar("_Item")
 
 
+def _within(outline: npt.NDArray[np.float64], image: Image) -> bool:
+    """Whether every corner of ``outline`` lies on the picture (most outlines: the cheap
+    answer before any clipping)."""
+    height, width = image.shape[:2]
+    return bool(outline.min() >= 0 and outline[:, 0].max() <= width - 1
+                and outline[:, 1].max() <= height - 1)
+
+
 def _share_in_picture(outline: npt.NDArray[np.float64], image: Image) -> float:
     """How much of the card ``outline`` outlines lies in the picture."""
-    height, width = image.shape[:2]
-    if outline.min() >= 0 and outline[:, 0].max() <= width - 1 \
-            and outline[:, 1].max() <= height - 1:
+    if _within(outline, image):
         return 1.0
+    height, width = image.shape[:2]
     card = MultiPoint(outline).convex_hull
     return float(card.intersection(shapely_box(0, 0, width, height)).area / card.area) \
         if card.area > 0 else 0.0
@@ -148,10 +155,9 @@ def _index_seen(outline: npt.NDArray[np.float64], image: Image,
                 index_mm: tuple[float, float]) -> tuple[bool, bool]:
     """Whether each index corner of ``outline`` (``index_crops``' order, ``index_mm`` of the
     card) lies in the picture, at least INDEX_SEEN_SHARE of it."""
-    height, width = image.shape[:2]
-    if outline.min() >= 0 and outline[:, 0].max() <= width - 1 \
-            and outline[:, 1].max() <= height - 1:
+    if _within(outline, image):
         return (True, True)
+    height, width = image.shape[:2]
     ordered = order_corners(outline)
     picture = shapely_box(0, 0, width, height)
     across, along = index_mm[0] / CARD_W_MM, index_mm[1] / CARD_H_MM
