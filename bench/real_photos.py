@@ -15,7 +15,11 @@ The labels box what shows of a card, so a card mostly under another (or out of t
 is labelled by a strip (``strip``: narrower than 0.6 of its length, touching or overlapping
 another label), while the referee outlines the whole card. Such a card cannot reach IoU 0.5,
 so the figures are also given apart: for the other labels, and with a strip found when it
-lies at least 80% inside an unused outline's box (``covered_found_pct``).
+lies at least 80% inside an unused outline's box (``covered_found_pct``). And by what shows
+(``recall_shown_pct``, ``precision_shown_pct``, ``rank_accuracy_shown_pct``; ``found_shown``
+in the CSV): a label is then found by a detection when its IoU is at least 0.5 with the box
+of the outline or with the box of what shows of it (``visible`` in ``referee detect``'s
+JSON: the outline less the cards judged to lie on it).
 """
 
 from __future__ import annotations
@@ -69,12 +73,24 @@ def load_labels(root: Path, split: str) -> dict[str, list[tuple[str, list[float]
 
 
 def match(boxes: list[list[float]], detected: list[list[float]],
-          ) -> list[tuple[int | None, float]]:
+          shown: list[list[float]] | None = None) -> list[tuple[int | None, float]]:
     """For each labelled box, the detection paired with it (``best_first``; else None) and
-    the best IoU any detection has with it."""
-    pairs = best_first(len(boxes), len(detected), lambda k, i: _iou(boxes[k], detected[i]))
-    return [(pairs.get(k), max((_iou(box, d) for d in detected), default=0.0))
+    the best IoU any detection has with it (with ``shown``, each detection's IoU is the
+    better of its box's and of the box of what shows of it)."""
+    def iou(box: list[float], i: int) -> float:
+        whole = _iou(box, detected[i])
+        return whole if shown is None else max(whole, _iou(box, shown[i]))
+
+    pairs = best_first(len(boxes), len(detected), lambda k, i: iou(boxes[k], i))
+    return [(pairs.get(k), max((iou(box, i) for i in range(len(detected))), default=0.0))
             for k, box in enumerate(boxes)]
+
+
+def shown_box(visible: list[list[list[float]]], whole: list[float]) -> list[float]:
+    """The box of what shows of a card (``visible``: its polygons; ``whole``: the box of its
+    outline within the picture, when nothing is said to show)."""
+    points = [point for part in visible for point in part]
+    return box_of(np.array(points)) if points else whole
 
 
 def _area(box: list[float]) -> float:
@@ -144,6 +160,7 @@ def main() -> None:
     identifier, detector, shapes_too = finders.models(args)
     verifier = finders.verifier(args)
     found = false_pos = missed = rank_ok = found_unclipped = detections = 0
+    found_shown = rank_ok_shown = 0
     strip_total = strip_found = covered_found = 0
     rows: list[dict[str, object]] = []
     unmatched: list[dict[str, object]] = []
@@ -160,6 +177,11 @@ def main() -> None:
         detected = [in_picture(box, width, height) for box in whole]
         label_boxes = [box for _, box in boxes]
         matches = match(label_boxes, detected)
+        shown = [shown_box(c.visible, box) for c, box in zip(cards, detected, strict=True)]
+        by_shown = match(label_boxes, detected, shown)
+        found_shown += sum(b is not None for b, _ in by_shown)
+        rank_ok_shown += sum(b is not None and cards[b].card[:1] == RANKS[label]
+                             for (label, _), (b, _) in zip(boxes, by_shown, strict=True))
         found_unclipped += sum(b is not None for b, _ in match(label_boxes, whole))
         detections += len(detected)
         is_strip = strips(label_boxes)
@@ -175,7 +197,8 @@ def main() -> None:
                                   **dict(zip(("xmin", "ymin", "xmax", "ymax"),
                                              (round(v, 1) for v in box), strict=True)),
                                   "covers_strip": i in covering})
-        for (label, _), (best, best_iou), strip in zip(boxes, matches, is_strip, strict=True):
+        for (label, _), (best, best_iou), strip, (seen, _) in zip(
+                boxes, matches, is_strip, by_shown, strict=True):
             hit = best is not None
             read = cards[best].card if best is not None else ""
             if hit:
@@ -184,7 +207,7 @@ def main() -> None:
             else:
                 missed += 1
             rows.append({"image": name, "label": label, "found": hit, "iou": round(best_iou, 3),
-                         "read": read, "strip": strip})
+                         "read": read, "strip": strip, "found_shown": seen is not None})
         false_pos += len(detected) - sum(b is not None for b, _ in matches)
     if args.csv:
         args.csv.parent.mkdir(parents=True, exist_ok=True)
@@ -212,6 +235,9 @@ def main() -> None:
         "covered_found_pct": round(100 * (found + covered_found) / max(found + missed, 1), 1),
         "covered_precision_pct": round(100 * (found + covered_found)
                                        / max(found + false_pos, 1), 1),
+        "recall_shown_pct": round(100 * found_shown / max(found + missed, 1), 1),
+        "precision_shown_pct": round(100 * found_shown / max(detections, 1), 1),
+        "rank_accuracy_shown_pct": round(100 * rank_ok_shown / max(found_shown, 1), 1),
         "ms_per_image": round(1000 * seconds / max(len(labels), 1), 1),
     }))
 

@@ -8,6 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import matching
+import pytest
 import real_photos
 
 
@@ -52,3 +53,17 @@ def test_an_outline_beyond_the_picture_is_matched_by_the_part_the_picture_shows(
     assert real_photos.match([label], [inside])[0][0] == 0
     assert real_photos.in_picture([10.0, 20.0, 400.0, 600.0], 378, 504) == [
         10.0, 20.0, 378.0, 504.0]
+
+
+def test_a_strip_is_found_by_the_box_of_what_shows_of_its_card() -> None:
+    # a card half under another: labelled by the strip that shows, outlined whole
+    strip = [0.0, 0.0, 40.0, 140.0]
+    whole = [0.0, 0.0, 100.0, 140.0]
+    assert real_photos.match([strip], [whole])[0][0] is None  # IoU 0.4
+    visible = [[[0.0, 0.0], [42.0, 0.0], [42.0, 140.0], [0.0, 140.0]]]
+    shown = real_photos.shown_box(visible, whole)
+    assert shown == [0.0, 0.0, 42.0, 140.0]
+    found, iou = real_photos.match([strip], [whole], [shown])[0]
+    assert found == 0 and iou == pytest.approx(40 / 42)
+    # nothing said to show: the outline's box
+    assert real_photos.shown_box([], whole) == whole

@@ -28,6 +28,7 @@ from referee.detection.outlines import (
     SAME_CARD_IOU,
     Gradients,
     Outline,
+    Stacking,
     alone,
     beyond_edge,
     clear_bands,
@@ -37,6 +38,7 @@ from referee.detection.outlines import (
     hidden_shares,
     near_edge,
     quad_iou,
+    shown_parts,
     stacking,
 )
 
@@ -78,6 +80,9 @@ class DetectedCard:
     card: str
     corners: list[list[float]]
     confidence: float
+    #: What shows of it (image pixels): the outline less the cards judged to lie on it and
+    #: less what lies beyond the picture, as polygons, the largest first (``shown_parts``).
+    visible: list[list[list[float]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -89,8 +94,8 @@ class Detections:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "cards": [{"card": c.card, "corners": c.corners, "confidence": c.confidence}
-                      for c in self.cards],
+            "cards": [{"card": c.card, "corners": c.corners, "confidence": c.confidence,
+                       "visible": c.visible} for c in self.cards],
             "coins": self.coins,
             "tokens": self.tokens,
         }
@@ -135,6 +140,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         outlines = [o for o in outlines if not _faint(o)]  # nothing can read them
         outlines = [outlines[i] for i in distinct(outlines, [o.score for o in outlines])]
         readings = [(UNSURE, 0.0)] * len(outlines)
+        over: Stacking = [[None] * len(outlines) for _ in outlines]  # nothing tells which
     else:
         # A card the picture's edge cuts is outlined also as a whole card, beyond the edge.
         completed = _beyond_edges(outlines, image)
@@ -191,10 +197,15 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # covered cards so).
         parts = _parts(corners, [card for card, _ in readings], image)
         shown = [keep and not part for keep, part in zip(shown, parts, strict=True)]
-        outlines = [o for o, keep in zip(outlines, shown, strict=True) if keep]
-        readings = [r for r, keep in zip(readings, shown, strict=True) if keep]
-    cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3))
-             for o, (card, confidence) in zip(outlines, readings, strict=True)]
+        kept = [i for i, keep in enumerate(shown) if keep]
+        outlines = [outlines[i] for i in kept]
+        readings = [readings[i] for i in kept]
+        over = [[over[i][j] for j in kept] for i in kept]
+    height, width = image.shape[:2]
+    visible = shown_parts([o.corners for o in outlines], over, width, height)
+    cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3),
+                          [np.round(part, 1).tolist() for part in parts])
+             for o, (card, confidence), parts in zip(outlines, readings, visible, strict=True)]
     return Detections(cards, warnings=warnings)
 
 

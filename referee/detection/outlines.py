@@ -16,7 +16,7 @@ from typing import Final
 import cv2
 import numpy as np
 import numpy.typing as npt
-from shapely.geometry import MultiPoint, Polygon
+from shapely.geometry import MultiPoint, Polygon, box
 from shapely.ops import unary_union
 
 from referee.detection.crops import CARD_H_MM, CARD_W_MM, SUIT_BAND_MM, order_corners
@@ -29,6 +29,9 @@ WORK_SIDE: Final = 800  # pixels on the long side while searching
 MIN_FILL: Final = 0.3
 #: Two outlines overlapping this much (intersection over union) are the same card.
 SAME_CARD_IOU: Final = 0.5
+#: What shows of a card (``shown_parts``) leaves out pieces smaller than this share of it:
+#: slivers where the card above is outlined a pixel or two short of its true edge.
+SLIVER_SHARE: Final = 0.02
 
 
 @dataclass(frozen=True)
@@ -428,6 +431,29 @@ def hidden_shares(outlines: Sequence[npt.ArrayLike], by: Sequence[bool],
         shares.append(float(shape.intersection(unary_union(cover)).area / shape.area)
                       if cover and shape.area > 0 else 0.0)
     return shares
+
+
+def shown_parts(outlines: Sequence[npt.ArrayLike], over: Stacking, width: int,
+                height: int) -> list[list[npt.NDArray[np.float64]]]:
+    """For each 4-corner outline, what of it shows in a picture ``width`` x ``height``: its
+    area less the outlines lying over it (``over``, from ``stacking``; an overlap whose order
+    the edges do not tell hides nothing) and less what lies beyond the picture's edges. As
+    polygons (their outer rings, image pixels), the largest first; none when nothing shows."""
+    shapes = _hulls(outlines)
+    picture = box(0.0, 0.0, float(width), float(height))
+    out: list[list[npt.NDArray[np.float64]]] = []
+    for i, shape in enumerate(shapes):
+        above = [shapes[j] for j in range(len(shapes)) if j != i and over[j][i] is True]
+        x0, y0, x1, y1 = shape.bounds
+        part = shape if (not above and x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height
+                         ) else shape.intersection(picture)  # a card in the picture, uncovered
+        if above:
+            part = part.difference(unary_union(above))
+        pieces = [p for p in getattr(part, "geoms", [part])
+                  if isinstance(p, Polygon) and p.area > SLIVER_SHARE * shape.area]
+        pieces.sort(key=lambda p: p.area, reverse=True)
+        out.append([np.asarray(p.exterior.coords, dtype=np.float64)[:-1] for p in pieces])
+    return out
 
 
 def _hulls(outlines: Sequence[npt.ArrayLike]) -> list[Polygon]:

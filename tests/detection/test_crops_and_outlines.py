@@ -8,6 +8,7 @@ import json
 import cv2
 import numpy as np
 import pytest
+from shapely.geometry import Polygon
 
 from referee.detection.cards import MODELS_DIR, CardIdentifier
 from referee.detection.crops import (
@@ -40,6 +41,7 @@ from referee.detection.outlines import (
     overlap,
     polygon_iou,
     quad_iou,
+    shown_parts,
     stacking,
 )
 from synth import effects
@@ -164,6 +166,41 @@ def test_the_card_on_top_is_told_by_its_edge_crossing_the_one_beneath(first: str
     assert clear_bands(quads, over)[0] == clear_bands(quads)[0]
 
 
+def test_what_shows_of_a_card_is_what_the_card_on_it_leaves() -> None:
+    image, quads, visible = _pair("QS", "7H")
+    over = stacking(gradients(image), quads)
+    parts = shown_parts(quads, over, image.shape[1], image.shape[0])
+    shares = [sum(Polygon(p).area for p in part) / Polygon(quad).area
+              for part, quad in zip(parts, quads, strict=True)]
+    assert len(parts[0]) == 1 and shares[0] == pytest.approx(visible[0], abs=0.03)
+    assert shares[1] == pytest.approx(1.0)
+    # where the edges do not tell which lies on top, neither hides the other
+    undecided: list[list[bool | None]] = [[None, None], [None, None]]
+    assert [len(p) for p in shown_parts(quads, undecided, 960, 540)] == [1, 1]
+    assert Polygon(shown_parts(quads, undecided, 960, 540)[0][0]).area == pytest.approx(
+        Polygon(quads[0]).area)
+
+
+def test_what_shows_leaves_out_the_picture_s_edge_and_slivers_and_may_be_two_parts() -> None:
+    card_a, card_b = _rect(-40, 10, 100, 140), _rect(-50, 60, 200, 20)  # b lies across a
+    b_over_a: list[list[bool | None]] = [[None, False], [True, None]]
+    parts = shown_parts([card_a, card_b], b_over_a, 300, 200)
+    # a: its part in the picture (x from 0), less b's band across it: two parts, the larger
+    # first; b: its part in the picture
+    assert [round(Polygon(p).area) for p in parts[0]] == [60 * 70, 60 * 50]
+    assert [round(Polygon(p).area) for p in parts[1]] == [150 * 20]
+    lower = shown_parts([card_a, _rect(-50, 100, 200, 20)], b_over_a, 300, 200)
+    assert [round(Polygon(p).area) for p in lower[0]] == [60 * 90, 60 * 30]
+    assert min(x for part in parts[0] for x, _ in part) == 0.0
+    # a band of a pixel left above the card on top (outlined a pixel short) is no part of it
+    short = _rect(-50, 11, 200, 49)
+    parts = shown_parts([card_a, short], b_over_a, 300, 200)
+    assert [round(Polygon(p).area) for p in parts[0]] == [60 * 90]
+    # nothing shows of a card wholly under another or out of the picture
+    assert shown_parts([_rect(30, 30, 10, 10), card_a], b_over_a, 300, 200)[0] == []
+    assert shown_parts([_rect(400, 0, 50, 70)], [[None]], 300, 200) == [[]]
+
+
 def test_an_outline_reaching_far_out_of_the_picture_is_sampled_only_inside_it() -> None:
     image, quads, _ = _pair("QS", "7H")
     # a card seen at a grazing angle projects far off the picture (a ground-truth outline
@@ -243,6 +280,12 @@ def test_detect_reports_cards_in_contract_shape() -> None:
     assert set(data) == {"cards", "coins", "tokens"}
     assert len(data["cards"]) == 2 and data["cards"][0]["card"] == "??"
     assert len(data["cards"][0]["corners"]) == 4
+    # two cards lying apart: all of each shows
+    for entry in data["cards"]:
+        assert len(entry["visible"]) == 1
+        assert Polygon(entry["visible"][0]).area == pytest.approx(
+            Polygon(order_corners(np.array(entry["corners"]))).area, rel=1e-3)
+    json.dumps(data)
     assert result.warnings
     assert annotate(image, Detections(result.cards)).shape == image.shape
 
@@ -570,6 +613,17 @@ def test_a_card_outlined_twice_one_outline_inside_the_other_is_one_card(
     if len(kept) == 1:  # the better-read outline is the one kept
         width = 120 if half[1] > whole[1] else 126
         assert np.ptp(np.array(found.cards[0].corners)[:, 0]) == pytest.approx(width)
+
+
+def test_detect_reports_what_shows_of_a_card_another_lies_on() -> None:
+    image, quads, visible = _pair("QS", "7H")
+    found = detect(image, _ReadsAs("QS", 0.99), _FindsThese(quads),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert len(found.cards) == 2
+    for quad, share in zip(quads, visible, strict=True):
+        (card,) = [c for c in found.cards if _iou(np.array(c.corners), quad) > 0.95]
+        shows = sum(Polygon(part).area for part in card.visible)
+        assert shows / Polygon(quad).area == pytest.approx(share, abs=0.03)
 
 
 def test_two_cards_read_alike_lying_apart_are_two_cards() -> None:
