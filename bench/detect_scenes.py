@@ -3,9 +3,10 @@
     python bench/detect_scenes.py --split test --scenes 100
 
 Each random scene (overlaps, fans, piles, angled cameras, hands) is rendered at 1280 x 720
-and stored as JPEG; the timed part is what a frame costs the product: decoding the JPEG,
-finding card outlines, reading them (``detect``). Prints, for cards whose outline lies in
-the frame and is at least 45 px wide:
+(``--size WxH``: the same scenes at another size, a phone's photo say) and stored as JPEG;
+the timed part is what a frame costs the product: decoding the JPEG, finding card outlines,
+reading them (``detect``). Prints, for cards whose outline lies in the frame and is at least
+45 px wide (at 1280 px across; in proportion at other sizes):
 - found: a detection overlapping the card (polygon IoU >= 0.5), and the share of cards
   whose detected outline has IoU >= 0.9 with the whole card (covered parts included);
   the same for fully visible cards and for cards at least 40% visible;
@@ -15,8 +16,8 @@ the frame and is at least 45 px wide:
   against the counted cards alone, as before session 31);
 - milliseconds per frame: median and 95th percentile (``--repeat N``: each frame's time is
   the fastest of N runs, as steady as a shared machine allows; its readings are the same).
-``--csv FILE`` writes one row per counted card (scene, deck, truth, visible fraction, found,
-IoU, read), to compare two models card by card.
+``--csv FILE`` writes one row per counted card (scene, deck, truth, visible fraction, width in
+pixels (its shortest side), found, IoU, read), to compare two models card by card.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from referee.detection.detect import detect
 from synth.random_scenes import random_scene
 
 MIN_WIDTH_PX = 45.0
+DEFAULT_SIZE = (1280, 720)
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -49,12 +51,30 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(pa.intersection(pb).area / union) if union > 0 else 0.0
 
 
+def _size(text: str) -> tuple[int, int]:
+    """``WxH`` as (width, height) pixels."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no size: give WxH, as 1280x720") from None
+    if min(width, height) < 64:
+        raise argparse.ArgumentTypeError(f"{text!r} is too small to show cards")
+    return width, height
+
+
+def _sides(corners: np.ndarray) -> np.ndarray:
+    """The lengths of a 4-corner outline's sides (pixels)."""
+    return np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="test", choices=["train", "val", "test"])
     parser.add_argument("--scenes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=77)
     parser.add_argument("--csv", type=Path, help="write each counted card: found, IoU, read")
+    parser.add_argument("--size", default=DEFAULT_SIZE, type=_size,
+                        help="frame size WxH (default 1280x720)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="time each frame this many times and take the fastest (a "
                              "shared or noisy machine slows single runs at random)")
@@ -63,6 +83,8 @@ def main() -> None:
     identifier, detector, shapes_too = finders.models(args)
     verifier = finders.verifier(args)
     rng = np.random.default_rng(args.seed)
+    width, height = args.size
+    min_width = MIN_WIDTH_PX * width / DEFAULT_SIZE[0]
     times: list[float] = []
     cards = found = tight = right = detections = matched = excused = 0
     full_cards = full_found = full_tight = 0
@@ -71,8 +93,17 @@ def main() -> None:
     seen_cards = seen_found = seen_tight = 0
     rows: list[dict[str, object]] = []
     for scene_index in range(args.scenes):
-        renderer, scene, deck = random_scene(rng, args.split, image_size=(1280, 720))
+        state = rng.bit_generator.state
+        renderer, scene, deck = random_scene(rng, args.split, image_size=DEFAULT_SIZE)
         image, truth = renderer.render(scene)
+        if args.size != DEFAULT_SIZE:
+            # The same scene at the size asked for: rendering draws from the scenes' stream
+            # as many numbers as the picture has pixels, so the next scenes are drawn as at
+            # the default size only after a picture of that size.
+            twin = np.random.default_rng()
+            twin.bit_generator.state = state
+            renderer, scene, deck = random_scene(twin, args.split, image_size=args.size)
+            image, truth = renderer.render(scene)
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         assert ok
         fastest = math.inf
@@ -89,10 +120,10 @@ def main() -> None:
             if obj.kind != "card":
                 continue
             corners = np.array(obj.corners_px)
-            sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-            inside = bool((corners >= 0).all() and (corners[:, 0] < 1280).all()
-                          and (corners[:, 1] < 720).all())
-            (counted if inside and sides.min() >= MIN_WIDTH_PX else uncounted).append(obj)
+            sides = _sides(corners)
+            inside = bool((corners >= 0).all() and (corners[:, 0] < width).all()
+                          and (corners[:, 1] < height).all())
+            (counted if inside and sides.min() >= min_width else uncounted).append(obj)
         truths = [np.array(obj.corners_px) for obj in counted]
         pairs = best_first(len(truths), len(outlines),
                            lambda k, i, o=outlines, c=truths: _iou(o[i], c[k]))
@@ -104,8 +135,9 @@ def main() -> None:
             full_cards += full
             seen_cards += seen
             row: dict[str, object] = {"scene": scene_index, "deck": deck, "truth": obj.label,
-                                      "visible": obj.visible_fraction, "found": k in pairs,
-                                      "iou": "", "read": ""}
+                                      "visible": obj.visible_fraction,
+                                      "width_px": round(min(_sides(truths[k])), 1),
+                                      "found": k in pairs, "iou": "", "read": ""}
             rows.append(row)
             if k in pairs:
                 index = pairs[k]
