@@ -23,7 +23,7 @@ from referee.detection.cards import (
     suited,
 )
 from referee.detection.crops import short_side
-from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector
+from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector, polish
 from referee.detection.outlines import (
     SAME_CARD_IOU,
     Gradients,
@@ -170,7 +170,20 @@ def detect(image: Image, identifier: CardIdentifier | None,
         chosen = [cardlike[k] for k in distinct([outlines[i] for i in cardlike],
                                                 [priority[i] for i in cardlike])]
         chosen = _one_of_each(chosen, outlines, [r.card for r in found], priority)
-        outlines = [outlines[i] for i in chosen]
+        # A learned box is larger than its card: tightened from its box shrunk to a card's
+        # size, an outline may lie on the card's edges better (``polish``). It is read again,
+        # and kept unless it reads another card less surely.
+        polished = [polish(slopes, outlines[i]) for i in chosen]
+        moved = [k for k, i in enumerate(chosen) if polished[k] is not outlines[i]]
+        again = identifier.identify_many(image, [polished[k].corners for k in moved],
+                                         quick=True) if moved else []
+        for k, reading in zip(moved, again, strict=True):
+            i = chosen[k]
+            if reading.card == found[i].card or reading.confidence >= found[i].confidence:
+                found[i] = reading
+            else:
+                polished[k] = outlines[i]
+        outlines = polished
         # A card no other card lies on shows its whole face: that is read too, and of the
         # others the end bands no other card lies on (which card lies on which, from their
         # edges: ``stacking``). (The index model's ensemble is left to the tracker: here it

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import cv2
@@ -42,6 +42,8 @@ class Outline:
     learned: bool = False
     #: One end of a learned box squarer than a card (``learned.split_merged``).
     split: bool = False
+    #: The learned box these corners were tightened from (``learned.tighten``), if any.
+    box: npt.NDArray[np.float64] | None = field(default=None, compare=False, repr=False)
 
 
 def _whiteness(image: Image) -> npt.NDArray[np.uint8]:

@@ -593,6 +593,62 @@ class _FindsThese(_Finds):
         return [Outline(box, 0.6, learned=True) for box in self.boxes]
 
 
+class _ReadsNear(_Reads):
+    """Reads an outline within 2 px of ``corners`` (any order) as one card, any other as
+    another."""
+
+    def __init__(self, corners: np.ndarray, near: tuple[str, float],
+                 far: tuple[str, float]) -> None:
+        self.corners, self.near, self.far = corners, near, far
+
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        out = []
+        for corners in cards:
+            gaps = np.linalg.norm(np.asarray(corners, float)[:, None] - self.corners[None],
+                                  axis=2).min(axis=1)
+            card, confidence = self.near if gaps.max() < 2 else self.far
+            out.append(CardReading(card, confidence, ((card, confidence), (card, confidence))))
+        return out
+
+
+class _FindsBoxed(_Finds):
+    """A detector whose one outline missed the card's edges, tightened from a box as much
+    larger than the card as the detector's median box."""
+
+    def __init__(self, outline: np.ndarray, box: np.ndarray) -> None:
+        self.outline, self.box = outline, box
+
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+        from referee.detection.outlines import Outline
+
+        return [Outline(self.outline, 0.6, learned=True, box=self.box)]
+
+
+@pytest.mark.parametrize(("near", "far", "polished"), [
+    (("QS", 0.95), ("QS", 0.7), True),   # the same card, read surer or not: polished
+    (("QS", 0.5), ("QS", 0.7), True),
+    (("QH", 0.9), ("QS", 0.7), True),    # another card, read surer: polished
+    (("QH", 0.65), ("QS", 0.7), False),  # another card, read less surely: as it was
+])
+def test_a_polished_outline_is_read_again_and_kept_unless_it_reads_worse(
+        near: tuple[str, float], far: tuple[str, float], polished: bool) -> None:
+    image = np.full((480, 640, 3), 60, np.uint8)
+    card = np.asarray(cv2.boxPoints(((320.0, 240.0), (126.0, 176.0), 20.0)), np.float64)
+    cv2.fillPoly(image, [np.round(card).astype(np.int32)], (235, 235, 235), cv2.LINE_AA)
+    box = np.asarray(cv2.boxPoints(((320.0, 240.0), (126.0 * 1.035, 176.0 * 1.058), 20.0)),
+                     np.float64)
+    astray = np.asarray(cv2.boxPoints(((326.0, 236.0), (140.0, 150.0), 24.0)), np.float64)
+    found = detect(image, _ReadsNear(card, near, far), _FindsBoxed(astray, box),  # type: ignore[arg-type]
+                   shapes_too=False)
+    (seen,) = found.cards
+    if polished:
+        assert _iou(np.array(seen.corners), card) > 0.98 and seen.card == near[0]
+    else:
+        assert np.abs(np.array(seen.corners) - astray).max() < 0.1 and seen.card == far[0]
+
+
 def _rect(x: float, y: float, w: float, h: float) -> np.ndarray:
     return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
 

@@ -16,11 +16,14 @@ from referee.detection.learned import (
     SPLIT_SCORE,
     CardDetector,
     decode,
+    edge_support,
     mirror,
+    polish,
+    shrunk,
     split_merged,
     tighten,
 )
-from referee.detection.outlines import Outline, distinct, overlap
+from referee.detection.outlines import Outline, distinct, gradients, overlap
 
 
 def _raw(*boxes: tuple[float, float, float, float, float, float]) -> np.ndarray:
@@ -73,9 +76,55 @@ def test_a_box_a_few_mm_off_is_moved_onto_the_cards_edges() -> None:
     box = (card - centre) @ rotation.T * 1.06 + centre + (5.0, -4.0)
     assert np.abs(box - card).max() > 8
     (tight,) = tighten(image, [Outline(box, 0.8)])
-    assert tight.score == 0.8
+    assert tight.score == 0.8 and tight.box is box  # the box it came from, for ``polish``
     assert np.abs(tight.corners - card).max() < 1.5
     assert overlap(tight.corners, card) > 0.98
+
+
+@pytest.mark.parametrize("start", [0, 1])
+def test_a_box_is_shrunk_about_its_centre_more_along_than_across(start: int) -> None:
+    box = np.roll(_corners(300.0, 200.0, 100.0, 140.0, 30.0), start, axis=0)
+    small = shrunk(box)
+    assert small.mean(axis=0) == pytest.approx(box.mean(axis=0))
+    sides = sorted(np.linalg.norm(small - np.roll(small, -1, axis=0), axis=1))
+    assert sides == pytest.approx([100 / 1.035] * 2 + [140 / 1.058] * 2)
+    # each corner moved straight towards the centre's side: the box keeps its turn
+    assert overlap(small, box) == pytest.approx(Polygon(small).area / Polygon(box).area)
+
+
+def _white_card() -> tuple[np.ndarray, np.ndarray]:
+    image = np.full((480, 640, 3), 60, np.uint8)
+    card = _corners(320.0, 240.0, 126.0, 176.0, 20.0)
+    cv2.fillPoly(image, [np.round(card).astype(np.int32)], (235, 235, 235), cv2.LINE_AA)
+    return image, card
+
+
+def test_an_outline_on_the_card_s_edges_has_more_edge_support_than_one_off_them() -> None:
+    image, card = _white_card()
+    slopes = gradients(image)
+    assert edge_support(slopes, card) > 5 * edge_support(slopes, _corners(
+        320.0, 240.0, 110.0, 160.0, 20.0))
+    # whichever way round its corners run, and for a dark card on a pale table too
+    assert edge_support(slopes, card[::-1]) == pytest.approx(edge_support(slopes, card))
+    assert edge_support(gradients(255 - image), card) == pytest.approx(
+        edge_support(slopes, card))
+
+
+def test_polish_takes_the_outline_of_the_shrunk_box_when_it_lies_on_the_edges() -> None:
+    image, card = _white_card()
+    slopes = gradients(image)
+    # the detector's box as large as the median box, and an outline that missed the edges
+    box = _corners(320.0, 240.0, 126.0 * 1.035, 176.0 * 1.058, 20.0)
+    astray = _corners(326.0, 236.0, 140.0, 150.0, 24.0)
+    polished = polish(slopes, Outline(astray, 0.7, learned=True, box=box))
+    assert np.abs(polished.corners - astray).max() > 8
+    assert overlap(polished.corners, card) > 0.98
+    assert (polished.score, polished.learned, polished.box is box) == (0.7, True, True)
+    # an outline on the edges already stays, as does one with no box to shrink
+    kept = Outline(card, 0.7, learned=True, box=_corners(320.0, 240.0, 90.0, 130.0, 20.0))
+    assert polish(slopes, kept) is kept
+    boxless = Outline(astray, 0.7)
+    assert polish(slopes, boxless) is boxless
 
 
 def test_with_a_spread_a_side_takes_a_near_edge_over_a_stronger_far_one() -> None:
