@@ -164,9 +164,9 @@ def _tightened(slopes: Gradients, corners: npt.NDArray[np.float64]) -> npt.NDArr
 
 def polish(slopes: Gradients, outline: Outline) -> Outline:
     """A tightened outline (``tighten``), or the outline its box gives when shrunk to a card's
-    size first (``shrunk``), whichever lies on stronger edges (``edge_support``). (Only the
-    outlines ``referee detect`` keeps: as candidates the shrunk boxes' outlines found printed
-    matter the plain ones missed, models/README.md.)"""
+    size first (``shrunk``), whichever lies on stronger edges (``edge_support``). ``referee
+    detect`` polishes only the outlines it keeps: polished before the choice, outlines of
+    napkins and newspapers read as cards (real photos, models/README.md)."""
     if outline.box is None:
         return outline
     other = _tightened(slopes, shrunk(outline.box))

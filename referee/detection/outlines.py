@@ -447,8 +447,8 @@ def shown_parts(outlines: Sequence[npt.ArrayLike], over: Stacking, width: int,
     for i, shape in enumerate(shapes):
         above = [shapes[j] for j in range(len(shapes)) if j != i and over[j][i] is True]
         x0, y0, x1, y1 = shape.bounds
-        part = shape if (not above and x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height
-                         ) else shape.intersection(picture)  # a card in the picture, uncovered
+        inside = x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height
+        part = shape if inside else shape.intersection(picture)
         if above:
             part = part.difference(unary_union(above))
         pieces = [p for p in getattr(part, "geoms", [part])
