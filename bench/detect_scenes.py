@@ -3,7 +3,8 @@
     python bench/detect_scenes.py --split test --scenes 100
 
 Each random scene (overlaps, fans, piles, angled cameras, hands) is rendered at 1280 x 720
-(``--size WxH``: the same scenes at another size, a phone's photo say) and stored as JPEG;
+(``--size WxH``: the same scenes at another size, a phone's photo say; the same cards,
+camera and light, the lens's centre off by as many pixels as at 1280 x 720) and stored as JPEG;
 the timed part is what a frame costs the product: decoding the JPEG, finding card outlines,
 reading them (``detect``). Prints, for cards whose outline lies in the frame and is at least
 45 px wide (at 1280 px across; in proportion at other sizes):
@@ -64,7 +65,7 @@ def _size(text: str) -> tuple[int, int]:
 
 def _sides(corners: np.ndarray) -> np.ndarray:
     """The lengths of a 4-corner outline's sides (pixels)."""
-    return np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    return np.asarray(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1), float)
 
 
 def main() -> None:

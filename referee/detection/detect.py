@@ -217,8 +217,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3),
-                          [np.round(part, 1).tolist() for part in parts])
-             for o, (card, confidence), parts in zip(outlines, readings, visible, strict=True)]
+                          [np.round(piece, 1).tolist() for piece in pieces])
+             for o, (card, confidence), pieces in zip(outlines, readings, visible, strict=True)]
     return Detections(cards, warnings=warnings)
 
 
@@ -237,7 +237,8 @@ def _beyond_edges(outlines: list[Outline], image: Image) -> list[tuple[int, Outl
     for i in near:
         whole = beyond_edge(outlines[i].corners, width, height, card_px)
         if whole is not None:
-            out.append((i, replace(outlines[i], corners=whole)))
+            # (no box: polishing it would outline the part in the picture again)
+            out.append((i, replace(outlines[i], corners=whole, box=None)))
     return out
 
 

@@ -30,6 +30,7 @@ from referee.detection.detect import (
     read_image,
 )
 from referee.detection.outlines import (
+    Outline,
     alone,
     beyond_edge,
     clear_bands,
@@ -990,6 +991,49 @@ def test_a_card_the_edge_cuts_is_outlined_whole_when_read_for_sure(
     card = found.cards[0]
     assert card.card == kept[0]
     assert (min(y for _, y in card.corners) < -40) == kept[1]
+
+
+class _ReadsTall(_Reads):
+    """Reads an outline taller than ``tall`` pixels as one card, any other as another."""
+
+    def __init__(self, tall: float, taller: tuple[str, float],
+                 shorter: tuple[str, float]) -> None:
+        self.tall, self.taller, self.shorter = tall, taller, shorter
+
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        out = []
+        for corners in cards:
+            tall = np.ptp(np.asarray(corners, float)[:, 1]) > self.tall
+            card, confidence = self.taller if tall else self.shorter
+            out.append(CardReading(card, confidence, ((card, confidence), (card, confidence))))
+        return out
+
+
+class _FindsOutlines(_Finds):
+    def __init__(self, outlines: list[Outline]) -> None:
+        self.outlines = outlines
+
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+        return self.outlines
+
+
+def test_a_card_the_edge_cuts_stays_whole_when_the_detector_boxed_the_part_shown() -> None:
+    # A third of a card shows at the top (its size known from a card lying whole below), and
+    # the detector's box is of that third: the card completed beyond the edge is not polished
+    # back onto the part shown (its sides beyond the picture lie on no edge there).
+    image = np.full((400, 400, 3), (40, 90, 40), np.uint8)
+    shown, lying = _rect(150, 0, 100, 45), _rect(150, 200, 100, 140)
+    for quad in (shown, lying):
+        cv2.fillConvexPoly(image, quad.astype(np.int32), (235, 235, 235))
+    finder = _FindsOutlines([Outline(lying, 0.9, learned=True),
+                             Outline(shown, 0.6, learned=True, box=_rect(147, 0, 106, 48))])
+    found = detect(image, _ReadsTall(60, ("QH", 0.95), ("back", 0.99)),  # type: ignore[arg-type]
+                   finder, shapes_too=False)
+    (card,) = [c for c in found.cards if min(y for _, y in c.corners) < 100]
+    assert card.card == "QH" and min(y for _, y in card.corners) < -80
+    assert min(y for part in card.visible for _, y in part) == pytest.approx(0.0)
 
 
 @pytest.mark.parametrize(("down", "kept"), [(0, ["QH"]), (30, ["??", "QH"])])

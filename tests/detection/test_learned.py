@@ -88,8 +88,11 @@ def test_a_box_is_shrunk_about_its_centre_more_along_than_across(start: int) -> 
     assert small.mean(axis=0) == pytest.approx(box.mean(axis=0))
     sides = sorted(np.linalg.norm(small - np.roll(small, -1, axis=0), axis=1))
     assert sides == pytest.approx([100 / 1.035] * 2 + [140 / 1.058] * 2)
-    # each corner moved straight towards the centre's side: the box keeps its turn
+    # its sides run as the box's do: it lies inside the box, not turned
     assert overlap(small, box) == pytest.approx(Polygon(small).area / Polygon(box).area)
+    turned = [(a[0] * b[1] - a[1] * b[0]) / np.linalg.norm(a) / np.linalg.norm(b)  # sines
+              for a, b in zip(np.diff(small, axis=0), np.diff(box, axis=0), strict=True)]
+    assert np.allclose(turned, 0.0, atol=1e-6)
 
 
 def _white_card() -> tuple[np.ndarray, np.ndarray]:
