@@ -594,6 +594,14 @@ class _FindsThese(_Finds):
         return [Outline(box, 0.6, learned=True) for box in self.boxes]
 
 
+class _FindsOutlines(_Finds):
+    def __init__(self, outlines: list[Outline]) -> None:
+        self.outlines = outlines
+
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+        return self.outlines
+
+
 class _ReadsNear(_Reads):
     """Reads an outline within 2 px of ``corners`` (any order) as one card, any other as
     another."""
@@ -614,19 +622,6 @@ class _ReadsNear(_Reads):
         return out
 
 
-class _FindsBoxed(_Finds):
-    """A detector whose one outline missed the card's edges, tightened from a box as much
-    larger than the card as the detector's median box."""
-
-    def __init__(self, outline: np.ndarray, box: np.ndarray) -> None:
-        self.outline, self.box = outline, box
-
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
-        from referee.detection.outlines import Outline
-
-        return [Outline(self.outline, 0.6, learned=True, box=self.box)]
-
-
 @pytest.mark.parametrize(("near", "far", "polished"), [
     (("QS", 0.95), ("QS", 0.7), True),   # the same card, read surer or not: polished
     (("QS", 0.5), ("QS", 0.7), True),
@@ -641,7 +636,10 @@ def test_a_polished_outline_is_read_again_and_kept_unless_it_reads_worse(
     box = np.asarray(cv2.boxPoints(((320.0, 240.0), (126.0 * 1.035, 176.0 * 1.058), 20.0)),
                      np.float64)
     astray = np.asarray(cv2.boxPoints(((326.0, 236.0), (140.0, 150.0), 24.0)), np.float64)
-    found = detect(image, _ReadsNear(card, near, far), _FindsBoxed(astray, box),  # type: ignore[arg-type]
+    # an outline that missed the card's edges, tightened from a box as much larger than the
+    # card as the detector's median box
+    finder = _FindsOutlines([Outline(astray, 0.6, learned=True, box=box)])
+    found = detect(image, _ReadsNear(card, near, far), finder,  # type: ignore[arg-type]
                    shapes_too=False)
     (seen,) = found.cards
     if polished:
@@ -1009,14 +1007,6 @@ class _ReadsTall(_Reads):
             card, confidence = self.taller if tall else self.shorter
             out.append(CardReading(card, confidence, ((card, confidence), (card, confidence))))
         return out
-
-
-class _FindsOutlines(_Finds):
-    def __init__(self, outlines: list[Outline]) -> None:
-        self.outlines = outlines
-
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
-        return self.outlines
 
 
 def test_a_card_the_edge_cuts_stays_whole_when_the_detector_boxed_the_part_shown() -> None:
