@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -602,24 +603,27 @@ class _FindsOutlines(_Finds):
         return self.outlines
 
 
-class _ReadsNear(_Reads):
-    """Reads an outline within 2 px of ``corners`` (any order) as one card, any other as
-    another."""
+class _ReadsIf(_Reads):
+    """Reads an outline for which ``test(corners)`` holds as one card, any other as another."""
 
-    def __init__(self, corners: np.ndarray, near: tuple[str, float],
-                 far: tuple[str, float]) -> None:
-        self.corners, self.near, self.far = corners, near, far
+    def __init__(self, test: Callable[[np.ndarray], bool], yes: tuple[str, float],
+                 no: tuple[str, float]) -> None:
+        self.test, self.yes, self.no = test, yes, no
 
     def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
         from referee.detection.cards import CardReading
 
         out = []
         for corners in cards:
-            gaps = np.linalg.norm(np.asarray(corners, float)[:, None] - self.corners[None],
-                                  axis=2).min(axis=1)
-            card, confidence = self.near if gaps.max() < 2 else self.far
+            card, confidence = self.yes if self.test(np.asarray(corners, float)) else self.no
             out.append(CardReading(card, confidence, ((card, confidence), (card, confidence))))
         return out
+
+
+def _near(corners: np.ndarray) -> Callable[[np.ndarray], bool]:
+    """Whether an outline lies within 2 px of ``corners`` (in any order)."""
+    return lambda other: bool(np.linalg.norm(other[:, None] - corners[None], axis=2)
+                              .min(axis=1).max() < 2)
 
 
 @pytest.mark.parametrize(("near", "far", "polished"), [
@@ -639,7 +643,7 @@ def test_a_polished_outline_is_read_again_and_kept_unless_it_reads_worse(
     # an outline that missed the card's edges, tightened from a box as much larger than the
     # card as the detector's median box
     finder = _FindsOutlines([Outline(astray, 0.6, learned=True, box=box)])
-    found = detect(image, _ReadsNear(card, near, far), finder,  # type: ignore[arg-type]
+    found = detect(image, _ReadsIf(_near(card), near, far), finder,  # type: ignore[arg-type]
                    shapes_too=False)
     (seen,) = found.cards
     if polished:
@@ -991,24 +995,6 @@ def test_a_card_the_edge_cuts_is_outlined_whole_when_read_for_sure(
     assert (min(y for _, y in card.corners) < -40) == kept[1]
 
 
-class _ReadsTall(_Reads):
-    """Reads an outline taller than ``tall`` pixels as one card, any other as another."""
-
-    def __init__(self, tall: float, taller: tuple[str, float],
-                 shorter: tuple[str, float]) -> None:
-        self.tall, self.taller, self.shorter = tall, taller, shorter
-
-    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
-        from referee.detection.cards import CardReading
-
-        out = []
-        for corners in cards:
-            tall = np.ptp(np.asarray(corners, float)[:, 1]) > self.tall
-            card, confidence = self.taller if tall else self.shorter
-            out.append(CardReading(card, confidence, ((card, confidence), (card, confidence))))
-        return out
-
-
 def test_a_card_the_edge_cuts_stays_whole_when_the_detector_boxed_the_part_shown() -> None:
     # A third of a card shows at the top (its size known from a card lying whole below), and
     # the detector's box is of that third: the card completed beyond the edge is not polished
@@ -1019,7 +1005,7 @@ def test_a_card_the_edge_cuts_stays_whole_when_the_detector_boxed_the_part_shown
         cv2.fillConvexPoly(image, quad.astype(np.int32), (235, 235, 235))
     finder = _FindsOutlines([Outline(lying, 0.9, learned=True),
                              Outline(shown, 0.6, learned=True, box=_rect(147, 0, 106, 48))])
-    found = detect(image, _ReadsTall(60, ("QH", 0.95), ("back", 0.99)),  # type: ignore[arg-type]
+    found = detect(image, _ReadsIf(lambda c: np.ptp(c[:, 1]) > 60, ("QH", 0.95), ("back", 0.99)),  # type: ignore[arg-type]
                    finder, shapes_too=False)
     (card,) = [c for c in found.cards if min(y for _, y in c.corners) < 100]
     assert card.card == "QH" and min(y for _, y in card.corners) < -80
