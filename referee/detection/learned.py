@@ -22,6 +22,7 @@ from referee.detection.onnx_model import MODELS_DIR, cpu_session, read_meta
 from referee.detection.outlines import (
     Gradients,
     Outline,
+    edge_support,
     gradients,
     greedy_distinct,
     refine_edges,
@@ -188,21 +189,6 @@ def shrunk(corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         unit = axis / max(float(np.linalg.norm(axis)), 1e-9)
         out += np.outer((c - centre) @ unit, unit) * factor
     return out
-
-
-def edge_support(slopes: Gradients, corners: npt.NDArray[np.float64]) -> float:
-    """How strongly an outline lies on edges: the median gradient across its sides (24
-    points along the middle 70% of each)."""
-    gx, gy = slopes
-    c = np.asarray(corners, np.float64)
-    ends = np.roll(c, -1, axis=0)
-    direction = (ends - c) / np.maximum(np.linalg.norm(ends - c, axis=1), 1e-9)[:, None]
-    normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
-    points = c[:, None, :] + np.linspace(0.15, 0.85, 24)[None, :, None] * (ends - c)[:, None, :]
-    xs, ys = points[..., 0].astype(np.float32), points[..., 1].astype(np.float32)
-    across = (cv2.remap(gx, xs, ys, cv2.INTER_LINEAR) * normal[:, None, 0]
-              + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR) * normal[:, None, 1])
-    return float(np.median(np.abs(across)))
 
 
 def decode(raw: npt.NDArray[np.float64], scale: float, left: float, top: float,

@@ -248,18 +248,10 @@ def edge_lines(slopes: Gradients, corners: npt.NDArray[np.float64], reach: float
     how near the side it lies (a Gaussian of that width), so a far edge must be much
     stronger to be taken."""
     gx, gy = slopes
-    pts = np.asarray(corners, dtype=np.float64)
-    centre = pts.mean(axis=0)
     offsets = np.arange(-reach, reach + 0.01, 0.5)
     weights = np.exp(-0.5 * (offsets / spread) ** 2) if spread else np.ones_like(offsets)
-    ends = np.roll(pts, -1, axis=0)
-    directions = (ends - pts) / np.maximum(np.linalg.norm(ends - pts, axis=1), 1e-9)[:, None]
-    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
-    outward = np.einsum("ij,ij->i", normals, (pts + ends) / 2 - centre) >= 0
-    normals = np.where(outward[:, None], normals, -normals)
+    samples, normals = _side_samples(corners)
     # Every side's samples in one map (4 sides x 24 points x offsets): two remaps in all.
-    samples = pts[:, None, :] + np.linspace(0.15, 0.85, 24)[None, :, None] \
-        * (ends - pts)[:, None, :]
     xs = (samples[:, :, None, 0] + offsets[None, None, :] * normals[:, None, None, 0])
     ys = (samples[:, :, None, 1] + offsets[None, None, :] * normals[:, None, None, 1])
     shape = (4 * samples.shape[1], offsets.size)
@@ -283,6 +275,32 @@ def edge_lines(slopes: Gradients, corners: npt.NDArray[np.float64], reach: float
         point, heading = np.array([x0[0], y0[0]]), np.array([vx[0], vy[0]])
         lines.append((point, point + heading))
     return lines
+
+
+def edge_support(slopes: Gradients, corners: npt.ArrayLike) -> float:
+    """How strongly an outline lies on edges: the median gradient across its sides, at the
+    points ``edge_lines`` starts from."""
+    gx, gy = slopes
+    samples, normals = _side_samples(corners)
+    xs, ys = samples[..., 0].astype(np.float32), samples[..., 1].astype(np.float32)
+    across = (cv2.remap(gx, xs, ys, cv2.INTER_LINEAR) * normals[:, None, 0]
+              + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR) * normals[:, None, 1])
+    return float(np.median(np.abs(across)))
+
+
+def _side_samples(corners: npt.ArrayLike,
+                  ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """24 points along the middle 70% of each side of a quad (corner i to i + 1; 4 x 24 x 2)
+    and each side's outward unit normal (4 x 2)."""
+    pts = np.asarray(corners, dtype=np.float64)
+    ends = np.roll(pts, -1, axis=0)
+    directions = (ends - pts) / np.maximum(np.linalg.norm(ends - pts, axis=1), 1e-9)[:, None]
+    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
+    outward = np.einsum("ij,ij->i", normals, (pts + ends) / 2 - pts.mean(axis=0)) >= 0
+    normals = np.where(outward[:, None], normals, -normals)
+    samples = pts[:, None, :] + np.linspace(0.15, 0.85, 24)[None, :, None] \
+        * (ends - pts)[:, None, :]
+    return samples, normals
 
 
 def _intersect(p1: npt.NDArray[np.float64], p2: npt.NDArray[np.float64],

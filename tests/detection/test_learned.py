@@ -16,14 +16,13 @@ from referee.detection.learned import (
     SPLIT_SCORE,
     CardDetector,
     decode,
-    edge_support,
     mirror,
     polish,
     shrunk,
     split_merged,
     tighten,
 )
-from referee.detection.outlines import Outline, distinct, gradients, overlap
+from referee.detection.outlines import Outline, distinct, edge_support, gradients, overlap
 
 
 def _raw(*boxes: tuple[float, float, float, float, float, float]) -> np.ndarray:
