@@ -40,6 +40,7 @@ from referee.detection.outlines import (
     quad_iou,
     shown_parts,
     stacking,
+    under_cards,
 )
 
 Image = npt.NDArray[np.uint8]
@@ -65,6 +66,10 @@ NOT_CARD_SURE: Final = 0.5
 #: of is dropped (``outlines.hidden_shares``; chosen on the real photos' train split,
 #: models/README.md).
 HIDDEN_BACK: Final = 0.9
+#: Outlines of a card under another (``outlines.under_cards``): how many are read for each
+#: card kept, and how sure one must be read as another face-up card to be kept.
+UNDER_PER_CARD: Final = 4
+UNDER_SURE: Final = 0.9
 #: How far (pixels) inside the image's edges an outline must lie to be judged whole.
 FRAME_MARGIN_PX: Final = 3.0
 #: An image narrower or lower than this (pixels) cannot show a card anyone could read.
@@ -184,13 +189,19 @@ def detect(image: Image, identifier: CardIdentifier | None,
             else:
                 polished[k] = outlines[i]
         outlines = polished
+        # A card under another, squared up with it, shows a strip beyond one of its sides:
+        # the detector often outlines the two as one. Outlines a card's width or length
+        # from an edge found there are read too, and kept when read for sure as another
+        # face-up card (``outlines.under_cards``).
+        outlines, first = _under(image, slopes, identifier, outlines, [found[i] for i in chosen],
+                                 boxes)
         # A card no other card lies on shows its whole face: that is read too, and of the
         # others the end bands no other card lies on (which card lies on which, from their
         # edges: ``stacking``). (The index model's ensemble is left to the tracker: here it
         # cost 5-10 ms a frame and read the detector's outlines no better, models/README.md.)
         corners = [o.corners for o in outlines]
         over = stacking(slopes, corners)
-        final = identifier.confirm([found[i] for i in chosen], alone(corners, over),
+        final = identifier.confirm(first, alone(corners, over),
                                    ensemble=False, clear=clear_bands(corners, over))
         # A faint box whose corners read as a face-up card for sure is a card, whatever its
         # face then says (dropping those the face calls a back, a joker or ?? lost a card in
@@ -220,6 +231,34 @@ def detect(image: Image, identifier: CardIdentifier | None,
                           [np.round(piece, 1).tolist() for piece in pieces])
              for o, (card, confidence), pieces in zip(outlines, readings, visible, strict=True)]
     return Detections(cards, warnings=warnings)
+
+
+def _under(image: Image, slopes: Gradients, identifier: CardIdentifier,
+           outlines: list[Outline], readings: list[CardReading],
+           boxes: Sequence[npt.NDArray[np.float64]],
+           ) -> tuple[list[Outline], list[CardReading]]:
+    """``outlines`` (read as ``readings``) and after them the cards found under them
+    (``outlines.under_cards``, beyond the sides the detector's ``boxes`` reach past) read
+    for sure as face-up cards none of them is."""
+    cards = {r.card for r in readings}
+    kept = [o.corners for o in outlines]
+    candidates: list[npt.NDArray[np.float64]] = []
+    for outline in outlines:
+        for corners in under_cards(slopes, outline.corners, boxes)[:UNDER_PER_CARD]:
+            if all(quad_iou(corners, other) < SAME_CARD_IOU for other in [*kept, *candidates]):
+                candidates.append(corners)
+    if not candidates:
+        return outlines, readings
+    read = identifier.identify_many(image, candidates, quick=True)
+    added: list[int] = []
+    for k in sorted(range(len(candidates)), key=lambda k: -read[k].confidence):
+        if (suited(read[k].card) and read[k].confidence >= UNDER_SURE
+                and read[k].card not in cards
+                and all(quad_iou(candidates[k], candidates[j]) < SAME_CARD_IOU for j in added)):
+            added.append(k)
+            cards.add(read[k].card)
+    return ([*outlines, *(Outline(candidates[k], FAINT_SCORE, learned=True) for k in added)],
+            [*readings, *(read[k] for k in added)])
 
 
 def _beyond_edges(outlines: list[Outline], image: Image) -> list[tuple[int, Outline]]:

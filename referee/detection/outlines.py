@@ -32,6 +32,25 @@ SAME_CARD_IOU: Final = 0.5
 #: What shows of a card (``shown_parts``) leaves out pieces smaller than this share of it:
 #: slivers where the card above is outlined a pixel or two short of its true edge.
 SLIVER_SHARE: Final = 0.02
+#: ... and strips narrower than twice this share of its width (``shown_parts``).
+SLIVER_WIDTH: Final = 0.03
+#: ``under_cards`` (a card under another, showing a strip beyond one of its sides): looked
+#: for beyond the sides that a learned outline holding at least UNDER_HELD of the card
+#: reaches past by UNDER_REACHED_MM (the detector outlines such a pair as one), as straight
+#: edges from UNDER_MIN_SHOWN_MM out: the UNDER_PEAKS strongest edges (UNDER_EDGE_RATIO
+#: times the median gradient) on each line across the side, and up to UNDER_LINES lines
+#: through them within UNDER_MAX_TURN degrees of the side, UNDER_FIT_PX wide, that
+#: UNDER_MIN_ROWS of the 24 lines across meet (chosen on the real photos' train split and
+#: validation-design frames, models/README.md).
+UNDER_HELD: Final = 0.7
+UNDER_REACHED_MM: Final = 8.0
+UNDER_MIN_SHOWN_MM: Final = 4.0
+UNDER_PEAKS: Final = 4
+UNDER_EDGE_RATIO: Final = 4.0
+UNDER_LINES: Final = 3
+UNDER_MAX_TURN: Final = 20.0
+UNDER_FIT_PX: Final = 2.0
+UNDER_MIN_ROWS: Final = 12
 
 
 @dataclass(frozen=True)
@@ -288,6 +307,154 @@ def edge_support(slopes: Gradients, corners: npt.ArrayLike) -> float:
     return float(np.median(np.abs(across)))
 
 
+def under_cards(slopes: Gradients, corners: npt.ArrayLike,
+                others: Sequence[npt.ArrayLike] | None = None,
+                ) -> list[npt.NDArray[np.float64]]:
+    """Outlines where a card of the same size may lie under the card ``corners`` outlines,
+    showing a strip beyond one of its sides (a fan, a pile pushed askew): for each side, the
+    straight edges found beyond it, nearly parallel to it (``_far_edges``), each the far side
+    of a card a card's width or length deep, where along it the edge is strongest
+    (``_along_edge``). The best-supported first. With ``others`` (outlines found round it),
+    only beyond the sides one holding most of the card reaches past (``_reached``)."""
+    pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    lengths = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
+    px_per_mm = float(lengths.min()) / CARD_W_MM
+    samples, normals = _side_samples(pts)
+    found: list[tuple[float, npt.NDArray[np.float64]]] = []
+    open_sides = range(4) if others is None else _reached(pts, normals, others,
+                                                          UNDER_REACHED_MM * px_per_mm)
+    for side in open_sides:
+        start, end = pts[side], pts[(side + 1) % 4]
+        depth = float(lengths[(side + 1) % 4])  # across this side: the card's other dimension
+        least = UNDER_MIN_SHOWN_MM * px_per_mm
+        for support, (t0, t1) in _far_edges(slopes, samples[side], normals[side], least,
+                                            depth - least):
+            p, q = start + t0 * normals[side], end + t1 * normals[side]
+            heading = (q - p) / max(float(np.linalg.norm(q - p)), 1e-9)
+            middle = _along_edge(slopes, (p + q) / 2, heading, float(lengths[side]))
+            half = heading * float(lengths[side]) / 2
+            inward = np.array([heading[1], -heading[0]])
+            if inward @ normals[side] > 0:
+                inward = -inward
+            far = (middle - half, middle + half)
+            found.append((support, np.array([*far, far[1] + depth * inward,
+                                          far[0] + depth * inward])))
+    found.sort(key=lambda item: -item[0])
+    return [outline for _, outline in found]
+
+
+def _reached(pts: npt.NDArray[np.float64], normals: npt.NDArray[np.float64],
+             others: Sequence[npt.ArrayLike], margin: float) -> list[int]:
+    """The sides of the quad ``pts`` (outward ``normals``) that some outline of ``others``
+    holding most of it (UNDER_HELD) reaches past by ``margin`` pixels or more."""
+    if not len(others):
+        return []
+    quads = np.asarray(others, dtype=np.float64).reshape(-1, 4, 2)
+    middles = (pts + np.roll(pts, -1, axis=0)) / 2
+    # how far each outline's corners reach past each side (outlines x sides)
+    beyond = np.einsum("nkj,sj->nsk", quads, normals).max(axis=2) - (middles * normals).sum(1)
+    reaching = beyond >= margin
+    # (an outline holding most of the card reaches no more than a margin short of its sides)
+    holding = (beyond >= -margin).all(axis=1)
+    hull = _Hull.of(pts)
+    reached: set[int] = set()
+    for n in np.flatnonzero(reaching.any(axis=1) & holding):
+        if not set(np.flatnonzero(reaching[n])) <= reached \
+                and hull.intersection(_Hull.of(quads[n])) >= UNDER_HELD * hull.area:
+            reached.update(int(k) for k in np.flatnonzero(reaching[n]))
+    return sorted(reached)
+
+
+def _along_edge(slopes: Gradients, middle: npt.NDArray[np.float64],
+                heading: npt.NDArray[np.float64], length: float) -> npt.NDArray[np.float64]:
+    """Where along its line a card's side ``length`` long lies: the middle of the stretch of
+    that length, within one length either way of ``middle``, where the edge is strongest."""
+    gx, gy = slopes
+    steps = np.arange(-length, length + 0.5, 1.0)
+    points = middle[None] + steps[:, None] * heading[None]
+    xs, ys = points[:, 0].astype(np.float32)[None], points[:, 1].astype(np.float32)[None]
+    across = np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR)[0].astype(np.float64) * -heading[1]
+                    + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR)[0].astype(np.float64)
+                    * heading[0])
+    # (outside the picture remap gives 0: no edge there)
+    window = round(length)
+    sums = np.convolve(across, np.ones(window), mode="valid")
+    best = int(np.argmax(sums))
+    return np.asarray(middle + (steps[best] + (window - 1) / 2) * heading, np.float64)
+
+
+def _far_edges(slopes: Gradients, samples: npt.NDArray[np.float64],
+               normal: npt.NDArray[np.float64], near: float, far: float,
+               ) -> list[tuple[float, tuple[float, float]]]:
+    """Straight edges beyond one side of a card: ``samples`` along the side (24 x 2, from
+    ``_side_samples``), each searched outward along ``normal`` from ``near`` to ``far``
+    pixels for its edges (local maxima of the gradient across, UNDER_EDGE_RATIO times the
+    median), and lines through them within UNDER_MAX_TURN of the side's direction that at
+    least UNDER_MIN_ROWS of the samples find. For each, that count and its offsets at the
+    side's two ends (extrapolated from the samples' span, 15-85% of the side)."""
+    if far <= near + 2:
+        return []
+    gx, gy = slopes
+    offsets = np.arange(near, far, 1.0)
+    xs = (samples[:, None, 0] + offsets[None, :] * normal[0]).astype(np.float32)
+    ys = (samples[:, None, 1] + offsets[None, :] * normal[1]).astype(np.float32)
+    across = np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR).astype(np.float64) * normal[0]
+                    + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR).astype(np.float64) * normal[1])
+    bar = UNDER_EDGE_RATIO * float(np.median(across)) + 1e-3
+    peak = np.zeros_like(across, dtype=bool)
+    peak[:, 1:-1] = ((across[:, 1:-1] >= across[:, :-2]) & (across[:, 1:-1] >= across[:, 2:])
+                     & (across[:, 1:-1] > bar))
+    # each sample's UNDER_PEAKS strongest edges
+    strength = np.where(peak, across, 0.0)
+    top = np.argsort(-strength, axis=1)[:, :UNDER_PEAKS]
+    rows = np.repeat(np.arange(len(samples)), top.shape[1])
+    cols = top.ravel()
+    keep = strength[rows, cols] > 0
+    rows, cols = rows[keep], cols[keep]
+    if rows.size < UNDER_MIN_ROWS:
+        return []
+    step = float(np.linalg.norm(samples[-1] - samples[0])) / (len(samples) - 1)
+    s, t = rows * step, offsets[cols]
+    # Lines t = a + b s (Hough): for each slope b within UNDER_MAX_TURN, the samples with an
+    # edge in each UNDER_FIT_PX bin of a (and in bins shifted half a bin, so that a line on a
+    # bin's border is counted whole).
+    slopes_b = np.tan(np.radians(np.linspace(-UNDER_MAX_TURN, UNDER_MAX_TURN, 21)))
+    out: list[tuple[float, tuple[float, float]]] = []
+    free = np.ones(rows.size, dtype=bool)
+    span = step * (len(samples) - 1) / 0.7  # the whole side: the samples span 70% of it
+    first = -0.15 * span
+    for _ in range(UNDER_LINES):
+        if free.sum() < UNDER_MIN_ROWS:
+            break
+        best: tuple[int, float, float] = (0, 0.0, 0.0)
+        for shift in (0.0, UNDER_FIT_PX / 2):
+            bins = np.floor((t[None, free] - slopes_b[:, None] * s[None, free] + shift)
+                            / UNDER_FIT_PX).astype(np.int64)
+            low = int(bins.min())
+            width = int(bins.max()) - low + 1
+            keys = ((np.arange(len(slopes_b))[:, None] * width + (bins - low))
+                    * len(samples) + rows[None, free])
+            keys = np.sort(keys.ravel())
+            once = keys[np.r_[True, keys[1:] != keys[:-1]]]  # a sample counts once in a cell
+            counts = np.bincount(once // len(samples))
+            cell = int(np.argmax(counts))
+            if counts[cell] > best[0]:
+                b = float(slopes_b[cell // width])
+                a = ((cell % width) + low + 0.5) * UNDER_FIT_PX - shift
+                best = (int(counts[cell]), a, b)
+        hits, a, b = best
+        if hits < UNDER_MIN_ROWS:
+            break
+        members = free & (np.abs(t - (a + b * s)) <= UNDER_FIT_PX)
+        # refit on the edges it holds (least squares)
+        sm, tm = s[members] - s[members].mean(), t[members] - t[members].mean()
+        b = float((sm * tm).sum() / max(float((sm * sm).sum()), 1e-9))
+        a = float(t[members].mean() - b * s[members].mean())
+        out.append((float(hits), (a + b * first, a + b * (first + span))))
+        free &= ~members
+    return out
+
+
 def _side_samples(corners: npt.ArrayLike,
                   ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """24 points along the middle 70% of each side of a quad (corner i to i + 1; 4 x 24 x 2)
@@ -366,13 +533,17 @@ class _Hull:
         return cls(points, area, (min(xs), min(ys), max(xs), max(ys)))
 
     def iou(self, other: _Hull) -> float:
+        inter = self.intersection(other)
+        union = self.area + other.area - inter
+        return inter / union if union > 0 else 0.0
+
+    def intersection(self, other: _Hull) -> float:
+        """The area the two hulls share."""
         (l1, t1, r1, b1), (l2, t2, r2, b2) = self.bounds, other.bounds
         if l2 > r1 or l1 > r2 or t2 > b1 or t1 > b2 \
                 or min(len(self.points), len(other.points)) < 3:
             return 0.0
-        inter = _shoelace(_clip(self.points, other.points))
-        union = self.area + other.area - inter
-        return inter / union if union > 0 else 0.0
+        return _shoelace(_clip(self.points, other.points))
 
 
 def _clip(subject: Points, clip: Points) -> Points:
@@ -468,7 +639,11 @@ def shown_parts(outlines: Sequence[npt.ArrayLike], over: Stacking, width: int,
         inside = x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height
         part = shape if inside else shape.intersection(picture)
         if above:
-            part = part.difference(unary_union(above))
+            # (opened: a strip a pixel or two wide where the card above is outlined a little
+            # short of its true edge is none of what shows)
+            thin = SLIVER_WIDTH * float(np.sqrt(shape.area / CARD_ASPECT))
+            part = part.difference(unary_union(above)).buffer(-thin, join_style="mitre") \
+                .buffer(thin, join_style="mitre").intersection(shape)
         pieces = [p for p in getattr(part, "geoms", [part])
                   if isinstance(p, Polygon) and p.area > SLIVER_SHARE * shape.area]
         pieces.sort(key=lambda p: p.area, reverse=True)

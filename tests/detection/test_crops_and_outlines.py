@@ -45,6 +45,7 @@ from referee.detection.outlines import (
     quad_iou,
     shown_parts,
     stacking,
+    under_cards,
 )
 from synth import effects
 from synth.camera import Camera
@@ -650,6 +651,52 @@ def test_a_polished_outline_is_read_again_and_kept_unless_it_reads_worse(
         assert _iou(np.array(seen.corners), card) > 0.98 and seen.card == near[0]
     else:
         assert np.abs(np.array(seen.corners) - astray).max() < 0.1 and seen.card == far[0]
+
+
+def _squared_pair(turn: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A card (``under``) and one of the same size lying on it, moved 50 px to the right so
+    a strip of the first shows beyond its left side (``turn``: degrees between them), and
+    the box round both (the detector outlines such a pair as one); on a dark table."""
+    image = np.full((480, 640, 3), 60, np.uint8)
+    under = np.asarray(cv2.boxPoints(((283.0, 240.0), (126.0, 176.0), turn)), np.float64)
+    top = _rect(270, 152, 126, 176)
+    cv2.fillPoly(image, [np.round(under).astype(np.int32)], (235, 235, 235), cv2.LINE_AA)
+    cv2.fillPoly(image, [np.round(top).astype(np.int32)], (205, 205, 205), cv2.LINE_AA)
+    both = cv2.boxPoints(cv2.minAreaRect(np.vstack([under, top]).astype(np.float32)))
+    return image, under, top, np.asarray(both, np.float64)
+
+
+@pytest.mark.parametrize("turn", [0.0, 8.0])
+def test_a_card_under_another_is_outlined_from_the_strip_it_shows(turn: float) -> None:
+    image, under, top, both = _squared_pair(turn)
+    slopes = gradients(image)
+    found = under_cards(slopes, top, [both])
+    assert found and max(_iou(outline, under) for outline in found) > 0.9
+    # it is looked for only beyond a side some outline holding the card reaches past
+    assert under_cards(slopes, top, [top]) == []
+    assert under_cards(slopes, top, [_rect(600, 400, 30, 30)]) == []
+
+
+@pytest.mark.parametrize(("under_read", "kept"), [
+    (("AH", 0.99), ["AH", "9S"]),  # another card, read for sure: a card under the first
+    (("AH", 0.85), ["9S"]),        # not sure enough
+    (("9S", 0.99), ["9S"]),        # the card on it again
+])
+def test_detect_reports_a_card_under_another_read_for_sure_as_another_card(
+        under_read: tuple[str, float], kept: list[str]) -> None:
+    image, under, top, both = _squared_pair(0.0)
+    finder = _FindsOutlines([Outline(top, 0.9, learned=True),
+                             Outline(both, 0.3, learned=True)])
+    reader = _ReadsIf(lambda corners: _iou(corners, under) > 0.9, under_read, ("9S", 0.99))
+    found = detect(image, reader, finder, shapes_too=False)  # type: ignore[arg-type]
+    assert sorted(c.card for c in found.cards) == sorted(kept)
+    if "AH" in kept:
+        (card,) = [c for c in found.cards if c.card == "AH"]
+        assert _iou(np.array(card.corners), under) > 0.9
+        # what shows of it is the strip beyond the card on it
+        (part,) = card.visible
+        assert Polygon(part).area == pytest.approx(Polygon(under).difference(
+            Polygon(top)).area, rel=0.1)
 
 
 def _rect(x: float, y: float, w: float, h: float) -> np.ndarray:
