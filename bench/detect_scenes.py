@@ -83,6 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     identifier, detector, shapes_too = finders.models(args)
     verifier = finders.verifier(args)
+    corner_model = finders.corner_model(args)
     rng = np.random.default_rng(args.seed)
     width, height = args.size
     min_width = MIN_WIDTH_PX * width / DEFAULT_SIZE[0]
@@ -111,7 +112,7 @@ def main() -> None:
         for _ in range(max(1, args.repeat)):
             started = time.perf_counter()
             decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
-            result = detect(decoded, identifier, detector, shapes_too, verifier)
+            result = detect(decoded, identifier, detector, shapes_too, verifier, corner_model)
             fastest = min(fastest, time.perf_counter() - started)
         times.append(fastest)
         outlines = [np.array(c.corners) for c in result.cards]

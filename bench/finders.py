@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from referee.detection.cards import DEFAULT_MODEL, DEFAULT_VERIFIER, CardIdentifier, CardVerifier
+from referee.detection.corners import CornerModel
 from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
 
 
@@ -18,6 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
     parser.add_argument("--verifier", default=str(DEFAULT_VERIFIER),
                         help="the card verifier (ONNX), or 'none' to run without one")
+    parser.add_argument("--corners", default="none",
+                        help="the corner model (ONNX) that reads the kept outlines' corners "
+                             "again, or 'none'")
     parser.add_argument("--no-refine", action="store_true",
                         help="keep the detector's boxes as they are (no snap to card edges)")
 
@@ -38,3 +42,13 @@ def verifier(args: argparse.Namespace) -> CardVerifier | None:
     if not path.exists():
         raise SystemExit(f"--verifier {path}: no such file (or say none)")
     return CardVerifier(path)
+
+
+def corner_model(args: argparse.Namespace) -> CornerModel | None:
+    """The corner model ``detect`` runs (None for ``--corners none``)."""
+    if args.corners == "none":
+        return None
+    path = Path(args.corners)
+    if not path.exists():
+        raise SystemExit(f"--corners {path}: no such file (or say none)")
+    return CornerModel(path)

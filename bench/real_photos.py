@@ -159,6 +159,7 @@ def main() -> None:
     labels = load_labels(args.root, args.split)
     identifier, detector, shapes_too = finders.models(args)
     verifier = finders.verifier(args)
+    corner_model = finders.corner_model(args)
     found = false_pos = missed = rank_ok = found_unclipped = detections = 0
     found_shown = rank_ok_shown = 0
     strip_total = strip_found = covered_found = 0
@@ -170,7 +171,7 @@ def main() -> None:
         if image is None:
             continue
         started = time.perf_counter()
-        cards = detect(image, identifier, detector, shapes_too, verifier).cards
+        cards = detect(image, identifier, detector, shapes_too, verifier, corner_model).cards
         seconds += time.perf_counter() - started
         height, width = image.shape[:2]
         whole = [box_of(np.array(c.corners)) for c in cards]

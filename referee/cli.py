@@ -349,6 +349,7 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     from referee.detection.detect import (
         DetectError,
         annotate,
+        load_corner_model,
         load_detector,
         load_identifier,
         load_verifier,
@@ -378,7 +379,12 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     if unverified:
         click.echo(f"referee: warning: {unverified}; card-shaped things may be reported as "
                    "cards", err=True)
-    found = run_detect(picture, identifier, detector, verifier=verifier)
+    corner_model, no_corners = load_corner_model() if detector is not None else (None, None)
+    if no_corners:
+        click.echo(f"referee: warning: {no_corners}; outlines are as tightened on the "
+                   "picture's edges", err=True)
+    found = run_detect(picture, identifier, detector, verifier=verifier,
+                       corner_model=corner_model)
     result = found.to_json()
     if calibration is not None:
         from referee.detection.pieces import coins_in, tokens_in

@@ -22,6 +22,7 @@ from referee.detection.cards import (
     ModelMissingError,
     suited,
 )
+from referee.detection.corners import CornerModel
 from referee.detection.crops import short_side
 from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector, polish
 from referee.detection.outlines import (
@@ -33,6 +34,7 @@ from referee.detection.outlines import (
     beyond_edge,
     clear_bands,
     distinct,
+    edge_support,
     find_cards,
     gradients,
     hidden_shares,
@@ -135,7 +137,8 @@ def find_outlines(image: Image, detector: CardDetector | None,
 
 def detect(image: Image, identifier: CardIdentifier | None,
            detector: CardDetector | None = None, shapes_too: bool = True,
-           verifier: CardVerifier | None = None) -> Detections:
+           verifier: CardVerifier | None = None,
+           corner_model: CornerModel | None = None) -> Detections:
     slopes = gradients(image)
     outlines = find_outlines(image, detector, shapes_too, slopes)
     warnings: list[str] = []
@@ -179,6 +182,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # size, an outline may lie on the card's edges better (``polish``). It is read again,
         # and kept unless it reads another card less surely.
         polished = [polish(slopes, outlines[i]) for i in chosen]
+        if corner_model is not None:
+            polished = _cornered(image, slopes, corner_model, polished)
         moved = [k for k, i in enumerate(chosen) if polished[k] is not outlines[i]]
         again = identifier.identify_many(image, [polished[k].corners for k in moved],
                                          quick=True) if moved else []
@@ -231,6 +236,23 @@ def detect(image: Image, identifier: CardIdentifier | None,
                           [np.round(piece, 1).tolist() for piece in pieces])
              for o, (card, confidence), pieces in zip(outlines, readings, visible, strict=True)]
     return Detections(cards, warnings=warnings)
+
+
+CORNER_RULE = "always"
+
+
+def _cornered(image: Image, slopes: Gradients, model: CornerModel,
+              outlines: list[Outline]) -> list[Outline]:
+    """``outlines`` with the corners the corner model reads round each one lying in the
+    picture."""
+    inside = [k for k, o in enumerate(outlines) if _in_frame(o.corners, image)]
+    read = model.corners(image, [outlines[k].corners for k in inside])
+    out = list(outlines)
+    for k, corners in zip(inside, read, strict=True):
+        if CORNER_RULE == "always" or (CORNER_RULE == "edges" and edge_support(
+                slopes, corners) >= edge_support(slopes, outlines[k].corners)):
+            out[k] = replace(outlines[k], corners=corners)
+    return out
 
 
 def _under(image: Image, slopes: Gradients, identifier: CardIdentifier,
@@ -375,6 +397,15 @@ def load_verifier() -> tuple[CardVerifier | None, str | None]:
     every card-like outline)."""
     try:
         return CardVerifier(), None
+    except ModelMissingError as error:
+        return None, str(error)
+
+
+def load_corner_model() -> tuple[CornerModel | None, str | None]:
+    """The corner model, or None and why not (it is optional: without it ``detect`` keeps
+    the outlines tightened on the image's edges)."""
+    try:
+        return CornerModel(), None
     except ModelMissingError as error:
         return None, str(error)
 

@@ -1,0 +1,58 @@
+"""A card's four corners read from a patch cut round its outline, by a small learned model.
+
+The detector's boxes are rectangles round a card seen in perspective, and tightening them
+onto the image's edges (``learned.tighten``, ``learned.polish``) catches now and then a
+line of the card's print or the edge of the card next to it. The corner model
+(``models/card_corners.onnx``, trained on rendered scenes: ``training/card_corners.py``)
+looks at the card with some of the table round it (``crops.corner_patch``) and says where
+its corners are, each on its own (the card's perspective), the covered ones too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.detection.crops import corner_patch, patch_corners
+from referee.detection.onnx_model import MODELS_DIR, cpu_session, read_meta
+
+Image = npt.NDArray[np.uint8]
+DEFAULT_CORNER_MODEL: Final = MODELS_DIR / "card_corners.onnx"
+
+
+class CornerModel:
+    """Reads the corners of cards from patches round their outlines."""
+
+    def __init__(self, model: Path = DEFAULT_CORNER_MODEL, *, threads: int = 1) -> None:
+        read_meta(model, "card corner model")
+        self.model_path = model
+        self.threads = threads
+
+    @cached_property
+    def _session(self) -> Any:
+        return cpu_session(self.model_path, self.threads)
+
+    def corners(self, image: Image, outlines: Sequence[npt.ArrayLike],
+                ) -> list[npt.NDArray[np.float64]]:
+        """For each outline (4 corners, image pixels, any order), the card's corners as the
+        model reads them round it (image pixels, clockwise from a short side)."""
+        if not outlines:
+            return []
+        cuts = [corner_patch(image, outline) for outline in outlines]
+        batch = np.stack([patch for patch, _ in cuts]).transpose(0, 3, 1, 2)
+        session = self._session
+        offsets = session.run(None, {session.get_inputs()[0].name:
+                                     np.ascontiguousarray(batch, dtype=np.float32)})[0]
+        reference = patch_corners()
+        out = []
+        for (_, warp), offset in zip(cuts, np.asarray(offsets, np.float64), strict=True):
+            points = (reference + offset).reshape(1, 4, 2)
+            out.append(np.asarray(cv2.perspectiveTransform(points, np.linalg.inv(warp))[0],
+                                  np.float64))
+        return out

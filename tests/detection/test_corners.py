@@ -1,0 +1,120 @@
+"""The corner model: a card's corners read from a patch cut round an outline a few mm off."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.detection.corners import CornerModel
+from referee.detection.crops import CORNER_PATCH_PX, corner_patch, order_corners, patch_corners
+from referee.detection.detect import detect, load_corner_model
+from referee.detection.outlines import Outline, quad_iou
+from synth import effects
+from synth.camera import Camera
+from synth.scene import Renderer, Scene, card
+from training.card_corners import astray, target_in_patch
+
+
+def _card_seen_at_an_angle() -> tuple[np.ndarray, np.ndarray]:
+    camera = Camera.looking_at((0.0, 0.0), 420.0, tilt_deg=25.0, image_size=(1280, 720))
+    scene = Scene((card("a", "9H", "aisleriot:anglo_poker", (0.0, 0.0), 20.0),))
+    clean = effects.Photometry.random(np.random.default_rng(0), clean=True)
+    image, truth = Renderer(camera, np.random.default_rng(1), clean,
+                            surface_colour=(40, 90, 30)).render(scene)
+    return image, np.asarray(truth.objects[0].corners_px, np.float64)
+
+
+def _one_side_off(corners: np.ndarray, mm: float) -> np.ndarray:
+    """``corners`` with the side from corner 0 to corner 1 moved ``mm`` outwards."""
+    out = order_corners(corners)
+    px_per_mm = float(np.linalg.norm(out[1] - out[0])) / 63.0
+    direction = (out[1] - out[0]) / np.linalg.norm(out[1] - out[0])
+    normal = np.array([direction[1], -direction[0]])
+    if normal @ (out[0] - out.mean(axis=0)) < 0:
+        normal = -normal
+    out[0] += mm * px_per_mm * normal
+    out[1] += mm * px_per_mm * normal
+    return out
+
+
+def test_the_patch_puts_the_outline_s_corners_where_the_model_expects_the_card() -> None:
+    image, truth = _card_seen_at_an_angle()
+    for order in ([0, 1, 2, 3], [2, 3, 0, 1], [3, 0, 1, 2]):
+        patch, warp = corner_patch(image, truth[order])
+        assert patch.shape == (CORNER_PATCH_PX[1], CORNER_PATCH_PX[0], 3)
+        placed = cv2.perspectiveTransform(order_corners(truth).reshape(1, 4, 2), warp)[0]
+        np.testing.assert_allclose(placed, patch_corners(), atol=1e-3)
+        # the training target is the true corners in the patch's own order, whatever the
+        # order they come in
+        np.testing.assert_allclose(target_in_patch(truth[order], warp), patch_corners(),
+                                   atol=1e-3)
+
+
+def test_training_outlines_stray_from_the_card_as_tightened_boxes_do() -> None:
+    _, truth = _card_seen_at_an_angle()
+    rng = np.random.default_rng(3)
+    astray = [astray(truth, rng) for _ in range(200)]
+    overlaps = np.array([quad_iou(a, truth) for a in astray])
+    assert np.median(overlaps) > 0.85 and overlaps.min() > 0.5
+    assert (overlaps < 0.97).mean() > 0.3  # most are off by enough to learn from
+
+
+def test_the_shipped_model_finds_a_card_s_corners_from_an_outline_a_side_off() -> None:
+    model, missing = load_corner_model()
+    assert model is not None, missing
+    image, truth = _card_seen_at_an_angle()
+    start = _one_side_off(truth, 8.0)
+    (read,) = model.corners(image, [start])
+    assert quad_iou(start, truth) < 0.92
+    assert quad_iou(read, truth) > 0.96
+    assert model.corners(image, []) == []
+
+
+class _Finds:
+    def __init__(self, corners: np.ndarray) -> None:
+        self.corners = corners
+
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+        return [Outline(self.corners, 0.9, learned=True)]
+
+
+class _Reads:
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        return [CardReading("9H", 0.99, (("9H", 0.99), ("9H", 0.99)), cut=None) for _ in cards]
+
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+        return list(readings)
+
+
+class _Says(CornerModel):
+    """A stand-in corner model that reads the given corners round any outline."""
+
+    def __init__(self, corners: np.ndarray) -> None:
+        self.said = corners
+
+    def corners(self, image, outlines):  # type: ignore[no-untyped-def]
+        return [self.said for _ in outlines]
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_detect_reports_the_corners_the_corner_model_reads(with_model: bool) -> None:
+    image, truth = _card_seen_at_an_angle()
+    start = _one_side_off(truth, 8.0)
+    found = detect(image, _Reads(), _Finds(start), shapes_too=False,  # type: ignore[arg-type]
+                   corner_model=_Says(truth) if with_model else None)
+    (seen,) = found.cards
+    assert seen.card == "9H"
+    # without the model the outline is the one tightened on the picture's edges
+    assert (quad_iou(np.array(seen.corners), truth) > 0.999) == with_model
+
+
+def test_an_outline_the_picture_cuts_is_not_read_by_the_corner_model() -> None:
+    image, truth = _card_seen_at_an_angle()
+    beyond = truth - truth.min(axis=0) - 30.0  # the card reaching out past the top-left
+    found = detect(image, _Reads(), _Finds(beyond), shapes_too=False,  # type: ignore[arg-type]
+                   corner_model=_Says(truth))
+    (seen,) = found.cards
+    assert quad_iou(np.array(seen.corners), beyond) > 0.99

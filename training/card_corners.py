@@ -1,0 +1,275 @@
+"""Train the corner model: a card's four corners from a patch cut round an outline that
+may have them a few mm off (``referee.detection.corners``).
+
+    python -m training.card_corners data --out /tmp/corners1 --scenes 3000 --seed 1
+    python -m training.card_corners train --data /tmp/corners1 --epochs 12
+
+``data`` renders random scenes of the training decks (``synth.random_scenes``, 1280 x 720,
+as the benchmarks see them) and, for each card at least ``MIN_VISIBLE`` visible whose
+corners all lie in the picture, cuts ``crops.corner_patch`` round its true outline moved
+as the detector's boxes and their tightening leave it (``astray``: the whole outline
+shifted, turned and scaled a little, and now and then one side moved onto something a
+few mm away), ``PER_CARD`` times. The target is the true corners in the patch. Shards of
+``.npz`` (patches uint8, targets float32) go to ``--out``; a tenth of the scenes to
+``val/``.
+
+``train`` fits a small convolutional network (plain torch: ultralytics has no task for
+four points of one object in a crop) with a smooth L1 loss on the corners' offsets from
+where the outline put them (in patch pixels), exports ``models/card_corners.onnx`` (float16
+weights) and writes ``models/card_corners.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from referee.detection.crops import (
+    CARD_W_MM,
+    CORNER_PATCH_PX,
+    corner_patch,
+    order_corners,
+    patch_corners,
+)
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+IMAGE_SIZE = (1280, 720)
+MIN_VISIBLE = 0.3
+PER_CARD = 2
+SHARD_SCENES = 100
+
+
+def astray(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A card's true outline (4 x 2 pixels) as a tightened detector box may give it."""
+    pts = order_corners(corners)
+    px_per_mm = float(np.linalg.norm(pts[1] - pts[0])) / CARD_W_MM
+    centre = pts.mean(axis=0)
+    angle = np.radians(rng.normal(0.0, 1.5))
+    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    scale = 1.0 + rng.normal(0.0, 0.025)
+    shift = rng.normal(0.0, 1.5, size=2) * px_per_mm
+    out = (pts - centre) @ turn.T * scale + centre + shift
+    out += rng.normal(0.0, 0.6, size=(4, 2)) * px_per_mm
+    # now and then one side caught on an edge a few mm off (a print line, the next card)
+    if rng.random() < 0.4:
+        side = int(rng.integers(4))
+        a, b = out[side], out[(side + 1) % 4]
+        direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+        normal = np.array([-direction[1], direction[0]])
+        move = rng.uniform(-10.0, 10.0) * px_per_mm
+        out[side] += move * normal
+        out[(side + 1) % 4] += move * normal
+    return np.asarray(out, np.float64)
+
+
+def target_in_patch(truth: np.ndarray, warp: np.ndarray) -> np.ndarray:
+    """The true corners in the patch (``warp``: image onto patch), in the order of the
+    patch's own corners (``crops.patch_corners``: each true corner with the one it lies
+    nearest, the order round the card kept)."""
+    points = cv2.perspectiveTransform(order_corners(truth).reshape(1, 4, 2), warp)[0]
+    reference = patch_corners()
+    shifts = [np.roll(points, k, axis=0) for k in range(4)]
+    return np.asarray(min(shifts, key=lambda p: float(np.linalg.norm(p - reference,
+                                                                     axis=1).sum())),
+                      np.float32)
+
+
+def _render_shard(job: tuple[Path, int, int, str]) -> int:
+    from synth.random_scenes import random_scene
+
+    path, seed, scenes, split = job
+    rng = np.random.default_rng(seed)
+    patches: list[np.ndarray] = []
+    targets: list[np.ndarray] = []
+    for _ in range(scenes):
+        renderer, scene, _deck = random_scene(rng, split, image_size=IMAGE_SIZE)  # type: ignore[arg-type]
+        image, truth = renderer.render(scene)
+        # (as a webcam's frames come: compressed)
+        quality = int(rng.integers(70, 96))
+        image = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1],
+                             cv2.IMREAD_COLOR)
+        width, height = IMAGE_SIZE
+        for obj in truth.objects:
+            corners = np.asarray(obj.corners_px, np.float64)
+            if obj.kind != "card" or obj.visible_fraction < MIN_VISIBLE or not (
+                    (corners >= 0).all() and (corners[:, 0] < width).all()
+                    and (corners[:, 1] < height).all()):
+                continue
+            for _ in range(PER_CARD):
+                patch, warp = corner_patch(image, astray(corners, rng))
+                patches.append(patch)
+                targets.append(target_in_patch(corners, warp))
+    np.savez_compressed(path, patches=np.asarray(patches, np.uint8).reshape(
+        -1, CORNER_PATCH_PX[1], CORNER_PATCH_PX[0], 3), targets=np.asarray(
+        targets, np.float32).reshape(-1, 4, 2))
+    return len(patches)
+
+
+def make_data(out: Path, scenes: int, seed: int, workers: int) -> None:
+    jobs = []
+    for shard, start in enumerate(range(0, scenes, SHARD_SCENES)):
+        folder = out / ("val" if shard % 10 == 9 else "train")
+        folder.mkdir(parents=True, exist_ok=True)
+        jobs.append((folder / f"shard{shard:04d}.npz", seed * 100_003 + shard,
+                     min(SHARD_SCENES, scenes - start), "train"))
+    started = time.time()
+    total = 0
+    with ProcessPoolExecutor(workers) as pool:
+        for done, count in enumerate(pool.map(_render_shard, jobs), 1):
+            total += count
+            print(f"shard {done}/{len(jobs)}: {total} patches, {time.time() - started:.0f} s",
+                  flush=True)
+
+
+def _load(folders: list[Path], split: str) -> tuple[np.ndarray, np.ndarray]:
+    shards = [np.load(p) for folder in folders for p in sorted((folder / split).glob("*.npz"))]
+    if not shards:
+        raise SystemExit(f"no {split} shards in {', '.join(map(str, folders))}")
+    return (np.concatenate([s["patches"] for s in shards]),
+            np.concatenate([s["targets"] for s in shards]))
+
+
+def network() -> Any:
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, 2, 1, bias=False), nn.BatchNorm2d(cout),
+                             nn.ReLU(inplace=True),
+                             nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout),
+                             nn.ReLU(inplace=True))
+
+    class CornerNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(block(3, 8), block(8, 16), block(16, 32),
+                                          block(32, 64), block(64, 96))
+            rows, cols = CORNER_PATCH_PX[1] // 32, CORNER_PATCH_PX[0] // 32
+            self.head = nn.Sequential(nn.Flatten(), nn.Linear(96 * rows * cols, 128),
+                                      nn.ReLU(inplace=True), nn.Linear(128, 8))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            # N x 3 x H x W BGR 0-255 -> N x 4 x 2 offsets (patch pixels) from patch_corners
+            return self.head(self.features(x / 255.0 - 0.5)).view(-1, 4, 2) * 8.0
+
+    return CornerNet()
+
+
+def train(folders: list[Path], epochs: int, batch: int, out_name: str) -> None:
+    import torch
+
+    torch.set_num_threads(2)
+    torch.manual_seed(0)
+    train_x, train_y = _load(folders, "train")
+    val_x, val_y = _load(folders, "val")
+    reference = patch_corners().astype(np.float32)
+
+    def to_tensor(x: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))).float()
+
+    model = network()
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = epochs * ((len(train_x) + batch - 1) // batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=2e-3, total_steps=steps)
+    offsets_y = torch.from_numpy(train_y - reference)
+    started = time.time()
+    rng = np.random.default_rng(0)
+    print(f"{len(train_x)} training patches, {len(val_x)} validation patches", flush=True)
+    for epoch in range(epochs):
+        model.train()
+        order = rng.permutation(len(train_x))
+        total = 0.0
+        for first in range(0, len(order), batch):
+            chosen = order[first:first + batch]
+            x = to_tensor(train_x[chosen])
+            # brightness and contrast vary with the light and the camera
+            x = (x * torch.empty(len(chosen), 1, 1, 1).uniform_(0.7, 1.3)
+                 + torch.empty(len(chosen), 1, 1, 1).uniform_(-30, 30)).clamp(0, 255)
+            loss = torch.nn.functional.smooth_l1_loss(model(x), offsets_y[chosen])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss) * len(chosen)
+        error = evaluate(model, val_x, val_y)
+        print(f"epoch {epoch + 1}/{epochs}: loss {total / len(train_x):.3f}, val corner error "
+              f"median {error['median_px']:.2f} px, mean {error['mean_px']:.2f} px, "
+              f"{time.time() - started:.0f} s", flush=True)
+    export(model, out_name, {
+        "trained_on": [str(f) for f in folders], "epochs": epochs, "batch": batch,
+        "train_patches": len(train_x), "train_seconds": round(time.time() - started),
+        "val": evaluate(model, val_x, val_y)})
+
+
+def evaluate(model: Any, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Distance (patch pixels = mm) of the predicted corners from the true ones."""
+    import torch
+
+    model.eval()
+    reference = patch_corners().astype(np.float32)
+    predicted = []
+    with torch.no_grad():
+        for first in range(0, len(x), 256):
+            batch = torch.from_numpy(np.ascontiguousarray(
+                x[first:first + 256].transpose(0, 3, 1, 2))).float()
+            predicted.append(model(batch).numpy() + reference)
+    error = np.linalg.norm(np.concatenate(predicted) - y, axis=2)
+    start = np.linalg.norm(reference[None] - y, axis=2)
+    return {"median_px": float(np.median(error)), "mean_px": float(error.mean()),
+            "p90_px": float(np.percentile(error, 90)),
+            "outline_median_px": float(np.median(start)),
+            "outline_p90_px": float(np.percentile(start, 90))}
+
+
+def export(model: Any, name: str, meta: dict[str, Any]) -> None:
+    import torch
+
+    from training.onnx_weights import convert
+
+    model.eval()
+    width, height = CORNER_PATCH_PX
+    raw = MODELS / f"{name}.fp32.onnx"
+    torch.onnx.export(model, (torch.zeros(1, 3, height, width),), str(raw),
+                      input_names=["patch"], output_names=["offsets"],
+                      dynamic_axes={"patch": {0: "n"}, "offsets": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+    convert(raw, MODELS / f"{name}.onnx")
+    raw.unlink()
+    torch.save(model.state_dict(), MODELS / f"{name}.pt")
+    meta = {"classes": [], "patch_px": list(CORNER_PATCH_PX),
+            "input": "BGR, N x 3 x H x W, values 0-255, crops.corner_patch",
+            "output": "N x 4 x 2: corners' offsets (patch pixels) from crops.patch_corners",
+            **meta}
+    (MODELS / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {MODELS / name}.onnx, .pt, .json", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    data = commands.add_parser("data", help="render patches and their true corners")
+    data.add_argument("--out", type=Path, required=True)
+    data.add_argument("--scenes", type=int, default=3000)
+    data.add_argument("--seed", type=int, default=1)
+    data.add_argument("--workers", type=int, default=2)
+    fit = commands.add_parser("train", help="train, export ONNX, write the metadata")
+    fit.add_argument("--data", type=Path, nargs="+", required=True)
+    fit.add_argument("--epochs", type=int, default=12)
+    fit.add_argument("--batch", type=int, default=64)
+    fit.add_argument("--name", default="card_corners")
+    args = parser.parse_args()
+    if args.command == "data":
+        make_data(args.out, args.scenes, args.seed, args.workers)
+    else:
+        train(args.data, args.epochs, args.batch, args.name)
+
+
+if __name__ == "__main__":
+    main()
