@@ -54,8 +54,8 @@ def test_the_patch_puts_the_outline_s_corners_where_the_model_expects_the_card()
 def test_training_outlines_stray_from_the_card_as_tightened_boxes_do() -> None:
     _, truth = _card_seen_at_an_angle()
     rng = np.random.default_rng(3)
-    astray = [astray(truth, rng) for _ in range(200)]
-    overlaps = np.array([quad_iou(a, truth) for a in astray])
+    outlines = [astray(truth, rng) for _ in range(200)]
+    overlaps = np.array([quad_iou(outline, truth) for outline in outlines])
     assert np.median(overlaps) > 0.85 and overlaps.min() > 0.5
     assert (overlaps < 0.97).mean() > 0.3  # most are off by enough to learn from
 
