@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from referee.detection.cards import DEFAULT_MODEL, DEFAULT_VERIFIER, CardIdentifier, CardVerifier
-from referee.detection.corners import CornerModel
+from referee.detection.corners import DEFAULT_CORNER_MODEL, CornerModel
 from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
 
 
@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
     parser.add_argument("--verifier", default=str(DEFAULT_VERIFIER),
                         help="the card verifier (ONNX), or 'none' to run without one")
-    parser.add_argument("--corners", default="none",
+    parser.add_argument("--corners", default=str(DEFAULT_CORNER_MODEL),
                         help="the corner model (ONNX) that reads the kept outlines' corners "
                              "again, or 'none'")
     parser.add_argument("--no-refine", action="store_true",
