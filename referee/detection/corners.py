@@ -29,7 +29,7 @@ DEFAULT_CORNER_MODEL: Final = MODELS_DIR / "card_corners.onnx"
 class CornerModel:
     """Reads the corners of cards from patches round their outlines."""
 
-    def __init__(self, model: Path = DEFAULT_CORNER_MODEL, *, threads: int = 1) -> None:
+    def __init__(self, model: Path = DEFAULT_CORNER_MODEL, *, threads: int = 2) -> None:
         read_meta(model, "card corner model")
         self.model_path = model
         self.threads = threads
