@@ -379,7 +379,8 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     if unverified:
         click.echo(f"referee: warning: {unverified}; card-shaped things may be reported as "
                    "cards", err=True)
-    corner_model, no_corners = load_corner_model() if detector is not None else (None, None)
+    corner_model, no_corners = load_corner_model() \
+        if detector is not None and identifier is not None else (None, None)
     if no_corners:
         click.echo(f"referee: warning: {no_corners}; outlines are as tightened on the "
                    "picture's edges", err=True)

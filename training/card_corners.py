@@ -1,8 +1,9 @@
 """Train the corner model: a card's four corners from a patch cut round an outline that
 may have them a few mm off (``referee.detection.corners``).
 
-    python -m training.card_corners data --out /tmp/corners1 --scenes 3000 --seed 1
-    python -m training.card_corners train --data /tmp/corners1 --epochs 12
+    python -m training.card_corners data --out /tmp/corners1 --scenes 2400 --seed 1
+    python -m training.card_corners data --out /tmp/corners2 --scenes 2400 --seed 2
+    python -m training.card_corners train --data /tmp/corners1 /tmp/corners2 --epochs 16
 
 ``data`` renders random scenes of the training decks (``synth.random_scenes``, 1280 x 720,
 as the benchmarks see them) and, for each card at least ``MIN_VISIBLE`` visible whose
@@ -11,7 +12,8 @@ as the detector's boxes and their tightening leave it (``astray``: the whole out
 shifted, turned and scaled a little, and now and then one side moved onto something a
 few mm away), ``PER_CARD`` times. The target is the true corners in the patch. Shards of
 ``.npz`` (patches uint8, targets float32) go to ``--out``; a tenth of the scenes to
-``val/``.
+``val/`` (and the last shard when there are fewer than ten), and how they were made to
+``render.json``.
 
 ``train`` fits a small convolutional network (plain torch: ultralytics has no task for
 four points of one object in a crop) with a smooth L1 loss on the corners' offsets from
@@ -114,11 +116,17 @@ def _render_shard(job: tuple[Path, int, int, str]) -> int:
 
 def make_data(out: Path, scenes: int, seed: int, workers: int) -> None:
     jobs = []
+    shards = (scenes + SHARD_SCENES - 1) // SHARD_SCENES
     for shard, start in enumerate(range(0, scenes, SHARD_SCENES)):
-        folder = out / ("val" if shard % 10 == 9 else "train")
+        held = shard % 10 == 9 or (shards < 10 and shard == shards - 1 and shards > 1)
+        folder = out / ("val" if held else "train")
         folder.mkdir(parents=True, exist_ok=True)
         jobs.append((folder / f"shard{shard:04d}.npz", seed * 100_003 + shard,
                      min(SHARD_SCENES, scenes - start), "train"))
+    (out / "render.json").parent.mkdir(parents=True, exist_ok=True)
+    (out / "render.json").write_text(json.dumps(
+        {"scenes": scenes, "seed": seed, "split": "train", "image_size": list(IMAGE_SIZE),
+         "per_card": PER_CARD, "min_visible": MIN_VISIBLE}) + "\n", encoding="utf-8")
     started = time.time()
     total = 0
     with ProcessPoolExecutor(workers) as pool:
@@ -203,9 +211,18 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str) -> None:
               f"median {error['median_px']:.2f} px, mean {error['mean_px']:.2f} px, "
               f"{time.time() - started:.0f} s", flush=True)
     export(model, out_name, {
-        "trained_on": [str(f) for f in folders], "epochs": epochs, "batch": batch,
+        "trained_on": [_render(folder) for folder in folders], "epochs": epochs, "batch": batch,
         "train_patches": len(train_x), "train_seconds": round(time.time() - started),
         "val": evaluate(model, val_x, val_y)})
+
+
+def _render(folder: Path) -> dict[str, Any] | str:
+    """How the patches in ``folder`` were rendered (``data``'s ``render.json``), or the
+    folder's name when that is not there."""
+    try:
+        return dict(json.loads((folder / "render.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return str(folder)
 
 
 def evaluate(model: Any, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
@@ -256,12 +273,12 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     data = commands.add_parser("data", help="render patches and their true corners")
     data.add_argument("--out", type=Path, required=True)
-    data.add_argument("--scenes", type=int, default=3000)
+    data.add_argument("--scenes", type=int, default=2400)
     data.add_argument("--seed", type=int, default=1)
     data.add_argument("--workers", type=int, default=2)
     fit = commands.add_parser("train", help="train, export ONNX, write the metadata")
     fit.add_argument("--data", type=Path, nargs="+", required=True)
-    fit.add_argument("--epochs", type=int, default=12)
+    fit.add_argument("--epochs", type=int, default=16)
     fit.add_argument("--batch", type=int, default=64)
     fit.add_argument("--name", default="card_corners")
     args = parser.parse_args()

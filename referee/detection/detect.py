@@ -34,7 +34,6 @@ from referee.detection.outlines import (
     beyond_edge,
     clear_bands,
     distinct,
-    edge_support,
     find_cards,
     gradients,
     hidden_shares,
@@ -72,6 +71,9 @@ HIDDEN_BACK: Final = 0.9
 #: card kept, and how sure one must be read as another face-up card to be kept.
 UNDER_PER_CARD: Final = 4
 UNDER_SURE: Final = 0.9
+#: The corner model's corners are taken only when they overlap the outline they were read
+#: round at least this much (intersection over union).
+CORNER_SAME_IOU: Final = 0.7
 #: How far (pixels) inside the image's edges an outline must lie to be judged whole.
 FRAME_MARGIN_PX: Final = 3.0
 #: An image narrower or lower than this (pixels) cannot show a card anyone could read.
@@ -179,11 +181,12 @@ def detect(image: Image, identifier: CardIdentifier | None,
                                                 [priority[i] for i in cardlike])]
         chosen = _one_of_each(chosen, outlines, [r.card for r in found], priority)
         # A learned box is larger than its card: tightened from its box shrunk to a card's
-        # size, an outline may lie on the card's edges better (``polish``). It is read again,
-        # and kept unless it reads another card less surely.
+        # size, an outline may lie on the card's edges better (``polish``); and the corner
+        # model reads the card's corners round it (``_cornered``). It is read again, and kept
+        # unless it reads another card less surely (then as it was before both).
         polished = [polish(slopes, outlines[i]) for i in chosen]
         if corner_model is not None:
-            polished = _cornered(image, slopes, corner_model, polished)
+            polished = _cornered(image, corner_model, polished)
         moved = [k for k, i in enumerate(chosen) if polished[k] is not outlines[i]]
         again = identifier.identify_many(image, [polished[k].corners for k in moved],
                                          quick=True) if moved else []
@@ -198,7 +201,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # the detector often outlines the two as one. Outlines a card's width or length
         # from an edge found there are read too, and kept when read for sure as another
         # face-up card (``outlines.under_cards``).
-        outlines, first = _under(image, slopes, identifier, outlines, [found[i] for i in chosen],
+        outlines, quick = _under(image, slopes, identifier, outlines, [found[i] for i in chosen],
                                  boxes)
         # A card no other card lies on shows its whole face: that is read too, and of the
         # others the end bands no other card lies on (which card lies on which, from their
@@ -206,7 +209,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # cost 5-10 ms a frame and read the detector's outlines no better, models/README.md.)
         corners = [o.corners for o in outlines]
         over = stacking(slopes, corners)
-        final = identifier.confirm(first, alone(corners, over),
+        final = identifier.confirm(quick, alone(corners, over),
                                    ensemble=False, clear=clear_bands(corners, over))
         # A faint box whose corners read as a face-up card for sure is a card, whatever its
         # face then says (dropping those the face calls a back, a joker or ?? lost a card in
@@ -238,19 +241,16 @@ def detect(image: Image, identifier: CardIdentifier | None,
     return Detections(cards, warnings=warnings)
 
 
-CORNER_RULE = "always"
-
-
-def _cornered(image: Image, slopes: Gradients, model: CornerModel,
-              outlines: list[Outline]) -> list[Outline]:
+def _cornered(image: Image, model: CornerModel, outlines: list[Outline]) -> list[Outline]:
     """``outlines`` with the corners the corner model reads round each one lying in the
-    picture."""
+    picture (a convex outline overlapping the one it was read round by CORNER_SAME_IOU at
+    least: a patch that shows no card gives corners anywhere)."""
     inside = [k for k, o in enumerate(outlines) if _in_frame(o.corners, image)]
     read = model.corners(image, [outlines[k].corners for k in inside])
     out = list(outlines)
     for k, corners in zip(inside, read, strict=True):
-        if CORNER_RULE == "always" or (CORNER_RULE == "edges" and edge_support(
-                slopes, corners) >= edge_support(slopes, outlines[k].corners)):
+        if cv2.isContourConvex(corners.astype(np.float32)) \
+                and quad_iou(corners, outlines[k].corners) >= CORNER_SAME_IOU:
             out[k] = replace(outlines[k], corners=corners)
     return out
 

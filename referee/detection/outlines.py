@@ -51,6 +51,7 @@ UNDER_LINES: Final = 3
 UNDER_MAX_TURN: Final = 20.0
 UNDER_FIT_PX: Final = 2.0
 UNDER_MIN_ROWS: Final = 12
+UNDER_MIN_SIDE_PX: Final = 8.0
 
 
 @dataclass(frozen=True)
@@ -299,12 +300,23 @@ def edge_lines(slopes: Gradients, corners: npt.NDArray[np.float64], reach: float
 def edge_support(slopes: Gradients, corners: npt.ArrayLike) -> float:
     """How strongly an outline lies on edges: the median gradient across its sides, at the
     points ``edge_lines`` starts from."""
-    gx, gy = slopes
     samples, normals = _side_samples(corners)
-    xs, ys = samples[..., 0].astype(np.float32), samples[..., 1].astype(np.float32)
-    across = (cv2.remap(gx, xs, ys, cv2.INTER_LINEAR) * normals[:, None, 0]
-              + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR) * normals[:, None, 1])
-    return float(np.median(np.abs(across)))
+    return float(np.median(_across(slopes, samples, normals[:, None, :])))
+
+
+def _across(slopes: Gradients, points: npt.NDArray[np.float64],
+            normal: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The gradient across ``normal`` (a unit vector, or one for each row of ``points``) at
+    ``points`` (... x 2 image pixels; 0 beyond the picture), unsigned."""
+    gx, gy = slopes
+    shape = points.shape[:-1]
+    xs = np.ascontiguousarray(points[..., 0].reshape(1, -1), dtype=np.float32)
+    ys = np.ascontiguousarray(points[..., 1].reshape(1, -1), dtype=np.float32)
+    n = np.asarray(normal, dtype=np.float64)
+    return np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR).reshape(shape).astype(np.float64)
+                  * n[..., 0]
+                  + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR).reshape(shape).astype(np.float64)
+                  * n[..., 1])
 
 
 def under_cards(slopes: Gradients, corners: npt.ArrayLike,
@@ -318,6 +330,8 @@ def under_cards(slopes: Gradients, corners: npt.ArrayLike,
     only beyond the sides one holding most of the card reaches past (``_reached``)."""
     pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
     lengths = np.linalg.norm(np.roll(pts, -1, axis=0) - pts, axis=1)
+    if lengths.min() < UNDER_MIN_SIDE_PX:
+        return []  # (no card there to lie on another)
     px_per_mm = float(lengths.min()) / CARD_W_MM
     samples, normals = _side_samples(pts)
     found: list[tuple[float, npt.NDArray[np.float64]]] = []
@@ -369,15 +383,11 @@ def _along_edge(slopes: Gradients, middle: npt.NDArray[np.float64],
                 heading: npt.NDArray[np.float64], length: float) -> npt.NDArray[np.float64]:
     """Where along its line a card's side ``length`` long lies: the middle of the stretch of
     that length, within one length either way of ``middle``, where the edge is strongest."""
-    gx, gy = slopes
     steps = np.arange(-length, length + 0.5, 1.0)
     points = middle[None] + steps[:, None] * heading[None]
-    xs, ys = points[:, 0].astype(np.float32)[None], points[:, 1].astype(np.float32)[None]
-    across = np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR)[0].astype(np.float64) * -heading[1]
-                    + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR)[0].astype(np.float64)
-                    * heading[0])
-    # (outside the picture remap gives 0: no edge there)
-    window = round(length)
+    # (beyond the picture no edge)
+    across = _across(slopes, points, (-heading[1], heading[0]))
+    window = max(1, round(length))
     sums = np.convolve(across, np.ones(window), mode="valid")
     best = int(np.argmax(sums))
     return np.asarray(middle + (steps[best] + (window - 1) / 2) * heading, np.float64)
@@ -394,12 +404,8 @@ def _far_edges(slopes: Gradients, samples: npt.NDArray[np.float64],
     side's two ends (extrapolated from the samples' span, 15-85% of the side)."""
     if far <= near + 2:
         return []
-    gx, gy = slopes
     offsets = np.arange(near, far, 1.0)
-    xs = (samples[:, None, 0] + offsets[None, :] * normal[0]).astype(np.float32)
-    ys = (samples[:, None, 1] + offsets[None, :] * normal[1]).astype(np.float32)
-    across = np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR).astype(np.float64) * normal[0]
-                    + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR).astype(np.float64) * normal[1])
+    across = _across(slopes, samples[:, None, :] + offsets[None, :, None] * normal, normal)
     bar = UNDER_EDGE_RATIO * float(np.median(across)) + 1e-3
     peak = np.zeros_like(across, dtype=bool)
     peak[:, 1:-1] = ((across[:, 1:-1] >= across[:, :-2]) & (across[:, 1:-1] >= across[:, 2:])
@@ -642,8 +648,9 @@ def shown_parts(outlines: Sequence[npt.ArrayLike], over: Stacking, width: int,
             # (opened: a strip a pixel or two wide where the card above is outlined a little
             # short of its true edge is none of what shows)
             thin = SLIVER_WIDTH * float(np.sqrt(shape.area / CARD_ASPECT))
-            part = part.difference(unary_union(above)).buffer(-thin, join_style="mitre") \
-                .buffer(thin, join_style="mitre").intersection(shape)
+            part = part.difference(unary_union(above))
+            part = part.buffer(-thin, join_style="mitre").buffer(thin, join_style="mitre") \
+                .intersection(part)
         pieces = [p for p in getattr(part, "geoms", [part])
                   if isinstance(p, Polygon) and p.area > SLIVER_SHARE * shape.area]
         pieces.sort(key=lambda p: p.area, reverse=True)
@@ -689,7 +696,7 @@ def _edge_inside(slopes: Gradients, outline: _Hull, other: _Hull) -> float | Non
     """How strong ``outline``'s edge is where it runs inside ``other`` (the median over
     samples of the strongest gradient across the side within 2 px of it), or None where too
     little of it does (its sides walked round its hull: in whatever order its corners came)."""
-    gx, gy = slopes
+    height_width = slopes[0].shape
     pts = np.asarray(outline.points, dtype=np.float64).reshape(-1, 2)
     ring = np.asarray(other.points, dtype=np.float64)
     ends = np.roll(ring, -1, axis=0)
@@ -704,7 +711,7 @@ def _edge_inside(slopes: Gradients, outline: _Hull, other: _Hull) -> float | Non
             continue
         along = (stop - start) / length
         normal = np.array([-along[1], along[0]])
-        span = _in_picture(start, along, 0.08 * length, 0.92 * length, gx.shape)
+        span = _in_picture(start, along, 0.08 * length, 0.92 * length, height_width)
         if span is None:
             continue
         samples = start + np.arange(*span, OVER_STEP_PX)[:, None] * along
@@ -714,11 +721,8 @@ def _edge_inside(slopes: Gradients, outline: _Hull, other: _Hull) -> float | Non
         samples = samples[(depth >= OVER_MARGIN_PX).all(axis=1)]
         if not len(samples):
             continue
-        xs = (samples[:, None, 0] + offsets[None, :] * normal[0]).astype(np.float32)
-        ys = (samples[:, None, 1] + offsets[None, :] * normal[1]).astype(np.float32)
-        across = np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR) * normal[0]
-                        + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR) * normal[1])
-        values.append(across.max(axis=1).astype(np.float64))
+        across = _across(slopes, samples[:, None, :] + offsets[None, :, None] * normal, normal)
+        values.append(across.max(axis=1))
     found = np.concatenate(values) if values else np.empty(0)
     return float(np.median(found)) if found.size >= OVER_MIN_SAMPLES else None
 

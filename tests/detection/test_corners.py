@@ -107,8 +107,18 @@ def test_detect_reports_the_corners_the_corner_model_reads(with_model: bool) -> 
                    corner_model=_Says(truth) if with_model else None)
     (seen,) = found.cards
     assert seen.card == "9H"
-    # without the model the outline is the one tightened on the picture's edges
-    assert (quad_iou(np.array(seen.corners), truth) > 0.999) == with_model
+    # without the model the outline is the one found (no box to polish it from)
+    expected = truth if with_model else start
+    assert quad_iou(np.array(seen.corners), expected) > 0.999
+
+
+def test_corners_far_from_the_outline_they_were_read_round_are_not_taken() -> None:
+    image, truth = _card_seen_at_an_angle()
+    elsewhere = truth + 300.0  # a patch that shows no card may give corners anywhere
+    found = detect(image, _Reads(), _Finds(truth), shapes_too=False,  # type: ignore[arg-type]
+                   corner_model=_Says(elsewhere))
+    (seen,) = found.cards
+    assert quad_iou(np.array(seen.corners), truth) > 0.999
 
 
 def test_an_outline_the_picture_cuts_is_not_read_by_the_corner_model() -> None:
@@ -118,3 +128,51 @@ def test_an_outline_the_picture_cuts_is_not_read_by_the_corner_model() -> None:
                    corner_model=_Says(truth))
     (seen,) = found.cards
     assert quad_iou(np.array(seen.corners), beyond) > 0.99
+
+
+def test_a_corner_model_that_cannot_be_used_is_refused_when_loaded(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from referee.detection.onnx_model import MODELS_DIR, ModelMissingError
+
+    shipped = MODELS_DIR / "card_corners.json"
+    broken = tmp_path / "card_corners.onnx"
+    broken.write_bytes(b"not a model")
+    (tmp_path / "card_corners.json").write_text(shipped.read_text(encoding="utf-8"))
+    with pytest.raises(ModelMissingError, match="cannot be loaded"):
+        CornerModel(broken)
+    # another model's file, or one reading patches of another size
+    wrong = tmp_path / "wrong.onnx"
+    wrong.write_bytes((MODELS_DIR / "card_verifier.onnx").read_bytes())
+    (tmp_path / "wrong.json").write_text(shipped.read_text(encoding="utf-8"))
+    with pytest.raises(ModelMissingError, match="not patches"):
+        CornerModel(wrong)
+    (tmp_path / "wrong.json").write_text('{"classes": [], "patch_px": [64, 64]}')
+    with pytest.raises(ModelMissingError, match="reads patches of"):
+        CornerModel(wrong)
+
+
+def test_detect_without_a_usable_corner_model_warns_in_one_line_and_goes_on(
+        tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    import referee.detection.detect as detect_module
+    from referee.cli import main
+    from referee.detection.onnx_model import ModelMissingError
+
+    def unusable(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ModelMissingError("card corner model x.onnx cannot be loaded by onnxruntime")
+
+    monkeypatch.setattr(detect_module, "CornerModel", unusable)
+    image, _ = _card_seen_at_an_angle()
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), image)
+    try:
+        main(["detect", str(path), "--json"])
+        code = 0
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert [line for line in err.splitlines() if "corner model" in line] == [
+        "referee: warning: card corner model x.onnx cannot be loaded by onnxruntime; outlines "
+        "are as tightened on the picture's edges"]
+    assert [c["card"] for c in json.loads(out)["cards"]] == ["9H"]
