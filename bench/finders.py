@@ -36,19 +36,21 @@ def models(args: argparse.Namespace) -> tuple[CardIdentifier, CardDetector | Non
 
 def verifier(args: argparse.Namespace) -> CardVerifier | None:
     """The card verifier ``detect`` runs (None for ``--verifier none``)."""
-    if args.verifier == "none":
-        return None
-    path = Path(args.verifier)
-    if not path.exists():
-        raise SystemExit(f"--verifier {path}: no such file (or say none)")
-    return CardVerifier(path)
+    path = _optional(args.verifier, "--verifier")
+    return None if path is None else CardVerifier(path)
 
 
 def corner_model(args: argparse.Namespace) -> CornerModel | None:
     """The corner model ``detect`` runs (None for ``--corners none``)."""
-    if args.corners == "none":
+    path = _optional(args.corners, "--corners")
+    return None if path is None else CornerModel(path)
+
+
+def _optional(value: str, option: str) -> Path | None:
+    """The model file an option names, or None for ``none`` (a clear exit when missing)."""
+    if value == "none":
         return None
-    path = Path(args.corners)
+    path = Path(value)
     if not path.exists():
-        raise SystemExit(f"--corners {path}: no such file (or say none)")
-    return CornerModel(path)
+        raise SystemExit(f"{option} {path}: no such file (or say none)")
+    return path
