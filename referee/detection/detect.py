@@ -273,10 +273,10 @@ def _under(image: Image, slopes: Gradients, identifier: CardIdentifier,
         return outlines, readings
     read = identifier.identify_many(image, candidates, quick=True)
     added: list[int] = []
+    # (the candidates overlap neither a kept outline nor each other as one card would)
     for k in sorted(range(len(candidates)), key=lambda k: -read[k].confidence):
-        if (suited(read[k].card) and read[k].confidence >= UNDER_SURE
-                and read[k].card not in cards
-                and all(quad_iou(candidates[k], candidates[j]) < SAME_CARD_IOU for j in added)):
+        if suited(read[k].card) and read[k].confidence >= UNDER_SURE \
+                and read[k].card not in cards:
             added.append(k)
             cards.add(read[k].card)
     return ([*outlines, *(Outline(candidates[k], FAINT_SCORE, learned=True) for k in added)],
