@@ -267,20 +267,13 @@ def edge_lines(slopes: Gradients, corners: npt.NDArray[np.float64], reach: float
     samples find a clear edge. With ``spread`` (pixels), an edge's strength is weighed by
     how near the side it lies (a Gaussian of that width), so a far edge must be much
     stronger to be taken."""
-    gx, gy = slopes
     offsets = np.arange(-reach, reach + 0.01, 0.5)
     weights = np.exp(-0.5 * (offsets / spread) ** 2) if spread else np.ones_like(offsets)
     samples, normals = _side_samples(corners)
-    # Every side's samples in one map (4 sides x 24 points x offsets): two remaps in all.
-    xs = (samples[:, :, None, 0] + offsets[None, None, :] * normals[:, None, None, 0])
-    ys = (samples[:, :, None, 1] + offsets[None, None, :] * normals[:, None, None, 1])
-    shape = (4 * samples.shape[1], offsets.size)
-    xs32, ys32 = xs.reshape(shape).astype(np.float32), ys.reshape(shape).astype(np.float32)
-    along_x = cv2.remap(gx, xs32, ys32, cv2.INTER_LINEAR).reshape(xs.shape)
-    along_y = cv2.remap(gy, xs32, ys32, cv2.INTER_LINEAR).reshape(xs.shape)
-    # In float64 whatever numpy's promotion rules (numpy 1 would keep float32 here).
-    across = np.abs(along_x.astype(np.float64) * normals[:, None, None, 0]
-                    + along_y.astype(np.float64) * normals[:, None, None, 1])
+    # Every side's samples at once (4 sides x 24 points x offsets): two remaps in all.
+    across = _across(slopes, samples[:, :, None, :]
+                     + offsets[None, None, :, None] * normals[:, None, None, :],
+                     normals[:, None, None, :])
     best_all = offsets[np.argmax(across * weights, axis=2)]  # 4 x 24
     strong_all = across.max(axis=2) > 4 * np.median(across.reshape(4, -1), axis=1)[:, None] \
         + 1e-3
@@ -310,8 +303,10 @@ def _across(slopes: Gradients, points: npt.NDArray[np.float64],
     ``points`` (... x 2 image pixels; 0 beyond the picture), unsigned."""
     gx, gy = slopes
     shape = points.shape[:-1]
-    xs = np.ascontiguousarray(points[..., 0].reshape(1, -1), dtype=np.float32)
-    ys = np.ascontiguousarray(points[..., 1].reshape(1, -1), dtype=np.float32)
+    # (a map row a line of the points' last axis: OpenCV's maps are under 32767 wide)
+    columns = shape[-1] if len(shape) else 1
+    xs = np.ascontiguousarray(points[..., 0].reshape(-1, columns), dtype=np.float32)
+    ys = np.ascontiguousarray(points[..., 1].reshape(-1, columns), dtype=np.float32)
     n = np.asarray(normal, dtype=np.float64)
     return np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR).reshape(shape).astype(np.float64)
                   * n[..., 0]
@@ -337,10 +332,10 @@ def under_cards(slopes: Gradients, corners: npt.ArrayLike,
     found: list[tuple[float, npt.NDArray[np.float64]]] = []
     open_sides = range(4) if others is None else _reached(pts, normals, others,
                                                           UNDER_REACHED_MM * px_per_mm)
+    least = UNDER_MIN_SHOWN_MM * px_per_mm
     for side in open_sides:
         start, end = pts[side], pts[(side + 1) % 4]
         depth = float(lengths[(side + 1) % 4])  # across this side: the card's other dimension
-        least = UNDER_MIN_SHOWN_MM * px_per_mm
         for support, (t0, t1) in _far_edges(slopes, samples[side], normals[side], least,
                                             depth - least):
             p, q = start + t0 * normals[side], end + t1 * normals[side]

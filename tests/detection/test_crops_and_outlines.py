@@ -677,6 +677,18 @@ def test_a_card_under_another_is_outlined_from_the_strip_it_shows(turn: float) -
     assert under_cards(slopes, top, [_rect(600, 400, 30, 30)]) == []
 
 
+def test_a_card_under_another_is_found_in_a_close_up_of_a_large_photo() -> None:
+    # The pair seen 14 times as large (a card 1,760 px wide): the strip beyond the top card's
+    # side is searched on 24 lines of over 1,400 points each, more than one of OpenCV's maps
+    # may hold in a row.
+    image, under, top, both = _squared_pair(0.0)
+    scale, corner = 14.0, np.array([180.0, 120.0])
+    big = cv2.resize(image[120:360, 180:440], None, fx=scale, fy=scale,
+                     interpolation=cv2.INTER_LINEAR)
+    found = under_cards(gradients(big), (top - corner) * scale, [(both - corner) * scale])
+    assert found and max(_iou(outline, (under - corner) * scale) for outline in found) > 0.9
+
+
 @pytest.mark.parametrize(("under_read", "kept"), [
     (("AH", 0.99), ["AH", "9S"]),  # another card, read for sure: a card under the first
     (("AH", 0.85), ["9S"]),        # not sure enough
