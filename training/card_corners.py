@@ -173,15 +173,13 @@ def network() -> Any:
 def train(folders: list[Path], epochs: int, batch: int, out_name: str) -> None:
     import torch
 
+    if epochs < 1:
+        raise SystemExit("--epochs must be 1 or more")
     torch.set_num_threads(2)
     torch.manual_seed(0)
     train_x, train_y = _load(folders, "train")
     val_x, val_y = _load(folders, "val")
     reference = patch_corners().astype(np.float32)
-
-    def to_tensor(x: np.ndarray) -> torch.Tensor:
-        return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))).float()
-
     model = network()
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = epochs * ((len(train_x) + batch - 1) // batch)
@@ -196,7 +194,7 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str) -> None:
         total = 0.0
         for first in range(0, len(order), batch):
             chosen = order[first:first + batch]
-            x = to_tensor(train_x[chosen])
+            x = _tensor(train_x[chosen])
             # brightness and contrast vary with the light and the camera
             x = (x * torch.empty(len(chosen), 1, 1, 1).uniform_(0.7, 1.3)
                  + torch.empty(len(chosen), 1, 1, 1).uniform_(-30, 30)).clamp(0, 255)
@@ -213,7 +211,7 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str) -> None:
     export(model, out_name, {
         "trained_on": [_render(folder) for folder in folders], "epochs": epochs, "batch": batch,
         "train_patches": len(train_x), "train_seconds": round(time.time() - started),
-        "val": evaluate(model, val_x, val_y)})
+        "val": error})
 
 
 def _render(folder: Path) -> dict[str, Any] | str:
@@ -225,6 +223,13 @@ def _render(folder: Path) -> dict[str, Any] | str:
         return str(folder)
 
 
+def _tensor(patches: np.ndarray) -> Any:
+    """Patches (N x H x W x 3 uint8) as the network's input (N x 3 x H x W float)."""
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(patches.transpose(0, 3, 1, 2))).float()
+
+
 def evaluate(model: Any, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
     """Distance (patch pixels = mm) of the predicted corners from the true ones."""
     import torch
@@ -234,9 +239,7 @@ def evaluate(model: Any, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
     predicted = []
     with torch.no_grad():
         for first in range(0, len(x), 256):
-            batch = torch.from_numpy(np.ascontiguousarray(
-                x[first:first + 256].transpose(0, 3, 1, 2))).float()
-            predicted.append(model(batch).numpy() + reference)
+            predicted.append(model(_tensor(x[first:first + 256])).numpy() + reference)
     error = np.linalg.norm(np.concatenate(predicted) - y, axis=2)
     start = np.linalg.norm(reference[None] - y, axis=2)
     return {"median_px": float(np.median(error)), "mean_px": float(error.mean()),
