@@ -8,7 +8,7 @@ import pytest
 
 from referee.detection.corners import CornerModel
 from referee.detection.crops import CORNER_PATCH_PX, corner_patch, order_corners, patch_corners
-from referee.detection.detect import detect, load_corner_model
+from referee.detection.detect import CORNER_PASSES, detect, load_corner_model
 from referee.detection.outlines import Outline, quad_iou
 from synth import effects
 from synth.camera import Camera
@@ -110,6 +110,42 @@ def test_detect_reports_the_corners_the_corner_model_reads(with_model: bool) -> 
     # without the model the outline is the one found (no box to polish it from)
     expected = truth if with_model else start
     assert quad_iou(np.array(seen.corners), expected) > 0.999
+
+
+class _Halfway(CornerModel):
+    """A stand-in corner model that reads corners halfway from an outline to the given
+    ones, and keeps what it was asked to read round."""
+
+    def __init__(self, corners: np.ndarray) -> None:
+        self.truth = corners
+        self.asked: list[int] = []
+
+    def corners(self, image, outlines):  # type: ignore[no-untyped-def]
+        self.asked.append(len(outlines))
+        return [(np.asarray(o, np.float64) + self.truth) / 2 for o in outlines]
+
+
+def test_the_corner_model_reads_again_round_the_corners_it_read() -> None:
+    image, truth = _card_seen_at_an_angle()
+    start = _one_side_off(truth, 8.0)
+    model = _Halfway(truth)
+    found = detect(image, _Reads(), _Finds(start), shapes_too=False,  # type: ignore[arg-type]
+                   corner_model=model)
+    (seen,) = found.cards
+    # read CORNER_PASSES times, each time halfway from where it was
+    expected = truth + (start - truth) / 2 ** CORNER_PASSES
+    assert np.abs(np.array(seen.corners) - expected).max() < 0.1
+    assert model.asked == [1] * CORNER_PASSES
+
+
+def test_an_outline_whose_read_corners_were_not_taken_is_not_read_again() -> None:
+    image, truth = _card_seen_at_an_angle()
+    model = _Halfway(truth + 600.0)  # halfway there is far off: not taken
+    found = detect(image, _Reads(), _Finds(truth), shapes_too=False,  # type: ignore[arg-type]
+                   corner_model=model)
+    (seen,) = found.cards
+    assert quad_iou(np.array(seen.corners), truth) > 0.999
+    assert model.asked == [1]
 
 
 def test_corners_far_from_the_outline_they_were_read_round_are_not_taken() -> None:
