@@ -170,7 +170,27 @@ def network() -> Any:
     return CornerNet()
 
 
-def train(folders: list[Path], epochs: int, batch: int, out_name: str) -> None:
+def flipped(patches: np.ndarray, targets: np.ndarray,
+            rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``patches`` (N x H x W x 3) and their true corners (N x 4 x 2, clockwise from the
+    top-left), each turned left to right and each upside down, at random, half the time: a
+    card's edges and corners are where they are whatever its print (more designs for the
+    same renders). The corners keep their order round the patch."""
+    height, width = patches.shape[1:3]
+    patches, targets = patches.copy(), targets.copy()
+    across = rng.random(len(patches)) < 0.5
+    patches[across] = patches[across][:, :, ::-1]
+    targets[across, :, 0] = width - 1 - targets[across, :, 0]
+    targets[across] = targets[across][:, [1, 0, 3, 2]]
+    down = rng.random(len(patches)) < 0.5
+    patches[down] = patches[down][:, ::-1]
+    targets[down, :, 1] = height - 1 - targets[down, :, 1]
+    targets[down] = targets[down][:, [3, 2, 1, 0]]
+    return patches, targets
+
+
+def train(folders: list[Path], epochs: int, batch: int, out_name: str,
+          flip: bool = False) -> None:
     import torch
 
     if epochs < 1:
@@ -184,7 +204,6 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str) -> None:
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = epochs * ((len(train_x) + batch - 1) // batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=2e-3, total_steps=steps)
-    offsets_y = torch.from_numpy(train_y - reference)
     started = time.time()
     rng = np.random.default_rng(0)
     print(f"{len(train_x)} training patches, {len(val_x)} validation patches", flush=True)
@@ -194,11 +213,15 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str) -> None:
         total = 0.0
         for first in range(0, len(order), batch):
             chosen = order[first:first + batch]
-            x = _tensor(train_x[chosen])
+            patches, targets = train_x[chosen], train_y[chosen]
+            if flip:
+                patches, targets = flipped(patches, targets, rng)
+            x = _tensor(patches)
             # brightness and contrast vary with the light and the camera
             x = (x * torch.empty(len(chosen), 1, 1, 1).uniform_(0.7, 1.3)
                  + torch.empty(len(chosen), 1, 1, 1).uniform_(-30, 30)).clamp(0, 255)
-            loss = torch.nn.functional.smooth_l1_loss(model(x), offsets_y[chosen])
+            loss = torch.nn.functional.smooth_l1_loss(
+                model(x), torch.from_numpy(targets - reference))
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -210,7 +233,8 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str) -> None:
               f"{time.time() - started:.0f} s", flush=True)
     export(model, out_name, {
         "trained_on": [_render(folder) for folder in folders], "epochs": epochs, "batch": batch,
-        "train_patches": len(train_x), "train_seconds": round(time.time() - started),
+        "train_patches": len(train_x), "flip": flip,
+        "train_seconds": round(time.time() - started),
         "val": error})
 
 
@@ -284,11 +308,13 @@ def main() -> None:
     fit.add_argument("--epochs", type=int, default=16)
     fit.add_argument("--batch", type=int, default=64)
     fit.add_argument("--name", default="card_corners")
+    fit.add_argument("--flip", action="store_true",
+                     help="turn patches left to right and upside down at random")
     args = parser.parse_args()
     if args.command == "data":
         make_data(args.out, args.scenes, args.seed, args.workers)
     else:
-        train(args.data, args.epochs, args.batch, args.name)
+        train(args.data, args.epochs, args.batch, args.name, args.flip)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from referee.detection.outlines import Outline, quad_iou
 from synth import effects
 from synth.camera import Camera
 from synth.scene import Renderer, Scene, card
-from training.card_corners import astray, target_in_patch
+from training.card_corners import astray, flipped, target_in_patch
 
 
 def _card_seen_at_an_angle() -> tuple[np.ndarray, np.ndarray]:
@@ -58,6 +58,30 @@ def test_training_outlines_stray_from_the_card_as_tightened_boxes_do() -> None:
     overlaps = np.array([quad_iou(outline, truth) for outline in outlines])
     assert np.median(overlaps) > 0.85 and overlaps.min() > 0.5
     assert (overlaps < 0.97).mean() > 0.3  # most are off by enough to learn from
+
+
+def test_turned_training_patches_keep_their_corners_on_the_card_in_order() -> None:
+    width, height = CORNER_PATCH_PX
+    target = patch_corners() + np.array([[-3.0, 2.0], [4.0, -1.0], [2.0, 5.0], [-2.0, 1.0]])
+    patch = np.zeros((height, width, 3), np.uint8)
+    cv2.fillConvexPoly(patch, np.round(target * 16).astype(np.int32), (255, 255, 255), shift=4)
+    cv2.circle(patch, np.round(target[0] + (6.0, 6.0)).astype(np.int32), 3, (0, 0, 255), -1)
+    patches, targets = np.repeat(patch[None], 32, axis=0), np.repeat(target[None], 32, axis=0)
+    turned, corners = flipped(patches, targets, np.random.default_rng(0))
+    ways = set()
+    for one, where in zip(turned, corners, strict=True):
+        drawn = np.zeros((height, width), np.uint8)
+        cv2.fillConvexPoly(drawn, np.round(where * 16).astype(np.int32), 1, shift=4)
+        card = one.max(axis=2) > 128
+        # the corners still outline the card (a pixel's centre turns to width - 1 - x: with
+        # width - x a sixtieth of the patch would differ)
+        assert (card != (drawn > 0)).mean() < 0.002
+        # clockwise from the top-left, as ``target_in_patch`` orders them
+        assert np.argmin(where.sum(axis=1)) == 0 and np.argmax(where.sum(axis=1)) == 2
+        assert cv2.contourArea(where.astype(np.float32), oriented=True) > 0
+        red = np.argwhere((one[:, :, 2] > 200) & (one[:, :, 0] < 50)).mean(axis=0)[::-1]
+        ways.add(int(np.argmin(np.linalg.norm(where - red, axis=1))))  # the marked corner
+    assert ways == {0, 1, 2, 3}  # each way of turning drawn, its marked corner followed
 
 
 def test_the_shipped_model_finds_a_card_s_corners_from_an_outline_a_side_off() -> None:
