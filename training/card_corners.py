@@ -18,7 +18,9 @@ few mm away), ``PER_CARD`` times. The target is the true corners in the patch. S
 ``train`` fits a small convolutional network (plain torch: ultralytics has no task for
 four points of one object in a crop) with a smooth L1 loss on the corners' offsets from
 where the outline put them (in patch pixels), exports ``models/card_corners.onnx`` (float16
-weights) and writes ``models/card_corners.json``.
+weights) and writes ``models/card_corners.json``. With ``--flip`` the training patches are
+turned left to right and upside down at random, their corners with them (``flipped``;
+measured in session 34 and not shipped, models/README.md).
 """
 
 from __future__ import annotations

@@ -74,9 +74,10 @@ UNDER_SURE: Final = 0.9
 #: The corner model's corners are taken only when they overlap the outline they were read
 #: round at least this much (intersection over union).
 CORNER_SAME_IOU: Final = 0.7
-#: The corner model reads each outline this many times, each time round the corners it read
-#: the time before (the patch then centred on the card: a second time outlined 2.7% more of
-#: the validation designs' fully visible cards to IoU 0.9, a third none; models/README.md).
+#: The corner model reads each outline this many times, each time from a patch cut round the
+#: corners it read the time before, which it must overlap by CORNER_SAME_IOU (the patch then
+#: centred on the card: a second time outlined 2.7 points more of the validation designs'
+#: fully visible cards to IoU 0.9; a third lost 0.6 points on held-out ones; models/README.md).
 CORNER_PASSES: Final = 2
 #: How far (pixels) inside the image's edges an outline must lie to be judged whole.
 FRAME_MARGIN_PX: Final = 3.0
@@ -186,8 +187,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
         chosen = _one_of_each(chosen, outlines, [r.card for r in found], priority)
         # A learned box is larger than its card: tightened from its box shrunk to a card's
         # size, an outline may lie on the card's edges better (``polish``); and the corner
-        # model reads the card's corners round it (``_cornered``). It is read again, and kept
-        # unless it reads another card less surely (then as it was before both).
+        # model reads the card's corners round it (``_cornered``). The card is identified
+        # again there, and the outline kept unless it reads another card less surely (then
+        # as it was before both).
         polished = [polish(slopes, outlines[i]) for i in chosen]
         if corner_model is not None:
             polished = _cornered(image, corner_model, polished)

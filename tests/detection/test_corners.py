@@ -74,7 +74,7 @@ def test_turned_training_patches_keep_their_corners_on_the_card_in_order() -> No
         cv2.fillConvexPoly(drawn, np.round(where * 16).astype(np.int32), 1, shift=4)
         card = one.max(axis=2) > 128
         # the corners still outline the card (a pixel's centre turns to width - 1 - x: with
-        # width - x a sixtieth of the patch would differ)
+        # width - x over 1% of the patch would differ)
         assert (card != (drawn > 0)).mean() < 0.002
         # clockwise from the top-left, as ``target_in_patch`` orders them
         assert np.argmin(where.sum(axis=1)) == 0 and np.argmax(where.sum(axis=1)) == 2
