@@ -63,6 +63,12 @@ SAME_CARD_INSIDE: Final = 0.8
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
 NOT_CARD_SURE: Final = 0.5
+#: A learned box scored at least this whose corners read as no card (those of a design never
+#: seen may read as table) is shown to the verifier too, and kept when it is at most
+#: VOUCHED_DOUBT sure the box holds no card and the card is read at last (not ``??``; chosen
+#: on validation-design and held-out frames, models/README.md, session 35).
+VOUCHED_SCORE: Final = 0.6
+VOUCHED_DOUBT: Final = 0.1
 #: An outline read as a back that outlines read as face-up cards cover at least this share
 #: of is dropped (``outlines.hidden_shares``; chosen on the real photos' train split,
 #: models/README.md).
@@ -172,14 +178,22 @@ def detect(image: Image, identifier: CardIdentifier | None,
         boxes = [o.corners for i, o in enumerate(outlines) if o.learned and i not in others]
         cardlike = [i for i, r in enumerate(found)
                     if i not in others and _cardlike(outlines[i], r, boxes)]
+        vouched: set[int] = set()
         if verifier is not None:
             # Books, sheets of paper, boxes and board squares are card-shaped too, and
             # their corners may read as a back: an outline the verifier is sure holds no
             # card is dropped. (Not one the frame cuts: what shows of it is no whole face.)
-            judged = [i for i in cardlike if _in_frame(outlines[i].corners, image)]
-            doubt = verifier.not_card(image, [outlines[i].corners for i in judged])
-            dropped = {i for i, p in zip(judged, doubt, strict=True) if p >= NOT_CARD_SURE}
-            cardlike = [i for i in cardlike if i not in dropped]
+            # A box the detector is fairly sure of whose corners read as no card is kept
+            # when the verifier is sure it holds one (VOUCHED_SCORE).
+            taken = set(cardlike)
+            asked = [i for i, o in enumerate(outlines) if i not in taken and i not in others
+                     and o.learned and not o.split and o.score >= VOUCHED_SCORE]
+            judged = [i for i in [*cardlike, *asked] if _in_frame(outlines[i].corners, image)]
+            doubt = dict(zip(judged, verifier.not_card(image, [outlines[i].corners
+                                                               for i in judged]), strict=True))
+            vouched = {i for i in asked if doubt.get(i, 1.0) <= VOUCHED_DOUBT}
+            cardlike = [i for i in cardlike if doubt.get(i, 0.0) < NOT_CARD_SURE] \
+                + sorted(vouched)
         # Of outlines of the same card, the one whose corners read best has them in place.
         priority = [r.confidence + 1e-3 * o.score for o, r in zip(outlines, found, strict=True)]
         chosen = [cardlike[k] for k in distinct([outlines[i] for i in cardlike],
@@ -207,6 +221,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # the detector often outlines the two as one. Outlines a card's width or length
         # from an edge found there are read too, and kept when read for sure as another
         # face-up card (``outlines.under_cards``).
+        on_word = [i in vouched for i in chosen]
         outlines, quick = _under(image, slopes, identifier, outlines, [found[i] for i in chosen],
                                  boxes)
         # A card no other card lies on shows its whole face: that is read too, and of the
@@ -235,6 +250,10 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # covered cards so).
         parts = _parts(corners, [card for card, _ in readings], image)
         shown = [keep and not part for keep, part in zip(shown, parts, strict=True)]
+        # A box kept on the verifier's word is a card only if it is read as one in the end
+        # (on real photos those still ?? were clutter and print).
+        shown = [keep and not (k < len(on_word) and on_word[k] and card == UNSURE)
+                 for k, (keep, (card, _)) in enumerate(zip(shown, readings, strict=True))]
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
         readings = [readings[i] for i in kept]

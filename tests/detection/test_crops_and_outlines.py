@@ -466,6 +466,50 @@ def test_a_box_the_detector_is_sure_of_is_a_card_whatever_its_corners_read(
     assert [c.card for c in found.cards] == (["??"] if kept else [])
 
 
+class _FaceNames(_ReadsTable):
+    """Corners read as table (a design never seen); the face, read last, names ``card``."""
+
+    def __init__(self, card: str) -> None:
+        self.card = card
+
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+        from dataclasses import replace
+
+        return [replace(r, card=self.card, confidence=0.7) for r in readings]
+
+
+class _Sure:
+    """A stand-in verifier this sure that each outline holds no card."""
+
+    def __init__(self, doubt: float) -> None:
+        self.doubt = doubt
+
+    def not_card(self, image, outlines):  # type: ignore[no-untyped-def]
+        return [self.doubt] * len(outlines)
+
+
+@pytest.mark.parametrize(("score", "doubt", "named", "kept"), [
+    (0.7, 0.05, "4C", True),  # the verifier vouches for it, and it is read at last
+    (0.7, 0.05, "??", False),  # vouched for, but never read: clutter on real photos
+    (0.7, 0.3, "4C", False),  # the verifier not sure enough
+    (0.5, 0.05, "4C", False),  # the detector not sure enough
+])
+def test_a_fairly_sure_box_unread_by_its_corners_is_kept_on_the_verifier_s_word(
+        score: float, doubt: float, named: str, kept: bool) -> None:
+    from referee.detection.detect import SURE_CARD_SCORE, VOUCHED_DOUBT, VOUCHED_SCORE
+
+    assert VOUCHED_SCORE <= 0.7 < SURE_CARD_SCORE and VOUCHED_SCORE > 0.5
+    assert 0.05 <= VOUCHED_DOUBT < 0.3
+    image, cards = _two_cards()
+    detector = _Finds(cards[0])
+    detector.score = score
+    found = detect(image, _FaceNames(named), detector)  # type: ignore[arg-type]
+    assert found.cards == []  # without a verifier, corners read as table are no card
+    found = detect(image, _FaceNames(named), detector,  # type: ignore[arg-type]
+                   verifier=_Sure(doubt))  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == ([named] if kept else [])
+
+
 class _ReadsAs(_Reads):
     """Reads every outline as one card code, this sure."""
 
