@@ -63,10 +63,11 @@ SAME_CARD_INSIDE: Final = 0.8
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
 NOT_CARD_SURE: Final = 0.5
-#: A learned box scored at least this whose corners read as no card (those of a design never
-#: seen may read as table) is shown to the verifier too, and kept when it is at most
-#: VOUCHED_DOUBT sure the box holds no card and the card is read at last (not ``??``; chosen
-#: on validation-design and held-out frames, models/README.md, session 35).
+#: A learned box scored at least this that fails the card-like test (``_cardlike``: both
+#: corners read as table, as those of a design never seen may, or read under MIN_CARDNESS)
+#: is shown to the verifier too, and kept when it is at most VOUCHED_DOUBT sure the box holds
+#: no card and its final reading is not ``??`` (chosen on held-out frames, the last rule on
+#: the real photos; checked on other held-out frames, models/README.md, session 35).
 VOUCHED_SCORE: Final = 0.6
 VOUCHED_DOUBT: Final = 0.1
 #: An outline read as a back that outlines read as face-up cards cover at least this share
@@ -183,8 +184,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
             # Books, sheets of paper, boxes and board squares are card-shaped too, and
             # their corners may read as a back: an outline the verifier is sure holds no
             # card is dropped. (Not one the frame cuts: what shows of it is no whole face.)
-            # A box the detector is fairly sure of whose corners read as no card is kept
-            # when the verifier is sure it holds one (VOUCHED_SCORE).
+            # A box the detector is fairly sure of that was read as no card is kept when
+            # the verifier is sure it holds one (VOUCHED_SCORE).
             taken = set(cardlike)
             asked = [i for i, o in enumerate(outlines) if i not in taken and i not in others
                      and o.learned and not o.split and o.score >= VOUCHED_SCORE]

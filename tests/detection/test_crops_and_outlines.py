@@ -510,6 +510,23 @@ def test_a_fairly_sure_box_unread_by_its_corners_is_kept_on_the_verifier_s_word(
     assert [c.card for c in found.cards] == ([named] if kept else [])
 
 
+def test_a_box_the_frame_cuts_is_not_kept_on_the_verifier_s_word() -> None:
+    # The verifier sees no whole face of a card the picture's edge cuts, so it vouches for
+    # none: read as table, such a box stays dropped below SURE_CARD_SCORE.
+    image, cards = _two_cards()
+    right = max(cards, key=lambda c: float(c[:, 0].mean())).copy()
+    right[:, 0] += image.shape[1] - 1 - right[:, 0].max() + 40  # 40 px past the right edge
+    detector = _Finds(right)
+    detector.score = 0.7
+    verifier = _Sure(0.0)
+    found = detect(image, _FaceNames("4C"), detector, verifier=verifier)  # type: ignore[arg-type]
+    assert found.cards == []
+    detector = _Finds(max(cards, key=lambda c: float(c[:, 0].mean())))  # the same, in the frame
+    detector.score = 0.7
+    found = detect(image, _FaceNames("4C"), detector, verifier=verifier)  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == ["4C"]
+
+
 class _ReadsAs(_Reads):
     """Reads every outline as one card code, this sure."""
 
