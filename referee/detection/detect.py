@@ -192,7 +192,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
             judged = [i for i in [*cardlike, *asked] if _in_frame(outlines[i].corners, image)]
             doubt = dict(zip(judged, verifier.not_card(image, [outlines[i].corners
                                                                for i in judged]), strict=True))
-            vouched = {i for i in asked if doubt.get(i, 1.0) <= VOUCHED_DOUBT}
+            # (an outline the frame cuts is not judged: kept if card-like, never vouched for)
+            vouched = {i for i in asked if i in doubt and doubt[i] <= VOUCHED_DOUBT}
             cardlike = [i for i in cardlike if doubt.get(i, 0.0) < NOT_CARD_SURE] \
                 + sorted(vouched)
         # Of outlines of the same card, the one whose corners read best has them in place.
@@ -222,9 +223,10 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # the detector often outlines the two as one. Outlines a card's width or length
         # from an edge found there are read too, and kept when read for sure as another
         # face-up card (``outlines.under_cards``).
-        on_word = [i in vouched for i in chosen]
         outlines, quick = _under(image, slopes, identifier, outlines, [found[i] for i in chosen],
                                  boxes)
+        # (the cards found under others, after the chosen ones, are no box kept on its word)
+        on_word = [i in vouched for i in chosen] + [False] * (len(outlines) - len(chosen))
         # A card no other card lies on shows its whole face: that is read too, and of the
         # others the end bands no other card lies on (which card lies on which, from their
         # edges: ``stacking``). (The index model's ensemble is left to the tracker: here it
@@ -249,12 +251,11 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # read as a face-up card, is the part the picture shows of a card it cuts, which is
         # outlined whole too (real photos; not one in the picture: rendered frames lost two
         # covered cards so).
-        parts = _parts(corners, [card for card, _ in readings], image)
-        shown = [keep and not part for keep, part in zip(shown, parts, strict=True)]
         # A box kept on the verifier's word is a card only if it is read as one in the end
         # (on real photos those still ?? were clutter and print).
-        shown = [keep and not (k < len(on_word) and on_word[k] and card == UNSURE)
-                 for k, (keep, (card, _)) in enumerate(zip(shown, readings, strict=True))]
+        parts = _parts(corners, [card for card, _ in readings], image)
+        shown = [keep and not part and not (word and card == UNSURE) for keep, part, word, (card, _)
+                 in zip(shown, parts, on_word, readings, strict=True)]
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
         readings = [readings[i] for i in kept]
