@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 import click
 
 from referee.adjudication import InputLineError, adjudicate_lines
-from referee.detection.onnx_model import ModelMissingError
+from referee.detection.onnx_model import (
+    DETECTOR_RUNTIMES,
+    RUNTIME_ENV,
+    ModelMissingError,
+    RuntimeUnavailableError,
+)
 from referee.rules.registry import GAMES, UnknownGameError, rules_for
 
 if TYPE_CHECKING:
@@ -336,8 +341,12 @@ def _describe_observation(data: dict[str, object]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the contract's shape).")
 @click.option("--annotate", "annotate_file", type=click.Path(dir_okay=False),
               help="Write a copy of the image with outlines and labels.")
+@click.option("--runtime", type=click.Choice(DETECTOR_RUNTIMES), default="auto",
+              envvar=RUNTIME_ENV, show_default=True, show_envvar=True,
+              help="What runs the card detector: auto is OpenVINO where it is installed "
+                   "and the CPU computes bfloat16 (faster), onnxruntime elsewhere.")
 def detect(image: str, calibration_file: str | None, as_json: bool,
-           annotate_file: str | None) -> None:
+           annotate_file: str | None, runtime: str) -> None:
     """The cards seen in one IMAGE: outline corners (pixels), identity and confidence."""
     from pathlib import Path
 
@@ -371,7 +380,10 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     identifier, warning = load_identifier()
     if warning:
         click.echo(f"referee: warning: {warning}; cards are reported as ??", err=True)
-    detector, missing = load_detector()
+    try:
+        detector, missing = load_detector(runtime)
+    except RuntimeUnavailableError as error:
+        fail(str(error))
     if missing:
         click.echo(f"referee: warning: {missing}; outlines come from the shape finder only",
                    err=True)

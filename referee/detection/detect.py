@@ -25,6 +25,7 @@ from referee.detection.cards import (
 from referee.detection.corners import CornerModel
 from referee.detection.crops import short_side
 from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector, polish
+from referee.detection.onnx_model import RuntimeUnavailableError
 from referee.detection.outlines import (
     SAME_CARD_IOU,
     Gradients,
@@ -443,9 +444,13 @@ def load_corner_model() -> tuple[CornerModel | None, str | None]:
         return None, str(error)
 
 
-def load_detector() -> tuple[CardDetector | None, str | None]:
+def load_detector(runtime: str | None = None) -> tuple[CardDetector | None, str | None]:
+    """The card detector run by ``runtime`` (``onnx_model.detector_runtime``), or None and
+    why not; a runtime that cannot run here raises RuntimeUnavailableError."""
     try:
-        return CardDetector(), None
+        return CardDetector(runtime=runtime), None
+    except RuntimeUnavailableError:
+        raise
     except ModelMissingError as error:
         return None, str(error)
 

@@ -1,4 +1,4 @@
-"""Whole-card outlines from the learned oriented-box detector, run by onnxruntime.
+"""Whole-card outlines from the learned oriented-box detector, run by onnxruntime or OpenVINO.
 
 The model (``models/card_detector.onnx``, YOLOv8n-obb trained from scratch on rendered
 scenes, see models/README.md) has one class, "card", and gives each card's whole outline,
@@ -18,7 +18,12 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.detection.crops import CARD_H_MM, CARD_W_MM, short_side
-from referee.detection.onnx_model import MODELS_DIR, cpu_session, read_meta
+from referee.detection.onnx_model import (
+    MODELS_DIR,
+    detector_runtime,
+    detector_session,
+    read_meta,
+)
 from referee.detection.outlines import (
     Gradients,
     Outline,
@@ -73,16 +78,19 @@ class CardDetector:
     """Finds cards' whole outlines (4 corners, image pixels) in a BGR image."""
 
     def __init__(self, model: Path = DEFAULT_DETECTOR, *, threads: int = 2,
-                 refine: bool = True) -> None:
+                 refine: bool = True, runtime: str | None = None) -> None:
+        """``runtime``: what runs the network (``onnx_model.detector_runtime``: by default
+        as REFEREE_DETECTOR_RUNTIME says, or OpenVINO where the CPU computes bfloat16)."""
         meta = read_meta(model, "card detector")
         self.refine = refine
         self.model_path = model
         self.size = int(meta["imgsz"])
         self.threads = threads
+        self.runtime = detector_runtime(runtime)
 
     @cached_property
     def _session(self) -> Any:
-        return cpu_session(self.model_path, self.threads)
+        return detector_session(self.model_path, self.threads, self.runtime)
 
     def _scaled(self, image: Image) -> tuple[Image, float, float, float]:
         """``image`` scaled to fit the network's square input, the scale, and where it lies

@@ -1,0 +1,121 @@
+"""What runs the card detector: onnxruntime, or OpenVINO (bfloat16 where the CPU computes it)."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cli import main
+from referee.detection import onnx_model
+from referee.detection.learned import CardDetector
+from referee.detection.onnx_model import (
+    RUNTIME_ENV,
+    OpenVinoSession,
+    RuntimeUnavailableError,
+    detector_runtime,
+)
+from referee.detection.outlines import overlap
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_footage"
+
+
+def _has(monkeypatch: pytest.MonkeyPatch, installed: bool, bf16: bool) -> None:
+    monkeypatch.setattr(onnx_model, "openvino_bf16", lambda: (installed, bf16))
+
+
+def test_auto_runs_openvino_only_where_it_is_installed_and_the_cpu_computes_bfloat16(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(RUNTIME_ENV, raising=False)
+    _has(monkeypatch, True, True)
+    assert detector_runtime() == "openvino"
+    assert detector_runtime("auto") == "openvino"
+    _has(monkeypatch, True, False)  # float32 only: onnxruntime is as fast or faster there
+    assert detector_runtime() == "onnxruntime"
+    _has(monkeypatch, False, False)
+    assert detector_runtime() == "onnxruntime"
+
+
+def test_the_runtime_asked_for_is_the_one_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    _has(monkeypatch, True, True)
+    monkeypatch.setenv(RUNTIME_ENV, "onnxruntime")
+    assert detector_runtime() == "onnxruntime"
+    assert detector_runtime("openvino") == "openvino"  # an argument over the environment
+    _has(monkeypatch, True, False)
+    monkeypatch.setenv(RUNTIME_ENV, " OpenVINO ")
+    assert detector_runtime() == "openvino"  # asked for, it runs float32 there
+
+
+def test_a_runtime_that_cannot_run_here_is_a_clear_error(monkeypatch: pytest.MonkeyPatch,
+                                                         ) -> None:
+    _has(monkeypatch, False, False)
+    with pytest.raises(RuntimeUnavailableError, match="pip install openvino"):
+        detector_runtime("openvino")
+    monkeypatch.setenv(RUNTIME_ENV, "tensorrt")
+    with pytest.raises(RuntimeUnavailableError, match="tensorrt"):
+        CardDetector()
+
+
+def _frame() -> np.ndarray:
+    video = cv2.VideoCapture(str(SAMPLES / "slapstick" / "video.mp4"))
+    video.set(cv2.CAP_PROP_POS_FRAMES, 472)  # the last: eleven cards boxed
+    ok, frame = video.read()
+    video.release()
+    assert ok
+    return np.asarray(frame)
+
+
+def test_openvino_finds_the_boxes_onnxruntime_finds() -> None:
+    pytest.importorskip("openvino")
+    frame = _frame()
+    ours = CardDetector(refine=False, runtime="onnxruntime").find(frame)
+    theirs = CardDetector(refine=False, runtime="openvino").find(frame)
+    assert len(ours) >= 8  # cards on the table
+    # Boxes clear of the bar (bfloat16 moves a score by about 0.01) match one to one.
+    for these, those in ((ours, theirs), (theirs, ours)):
+        for box in these:
+            if box.score < 0.3:
+                continue
+            best = max(those, key=lambda other: overlap(box.corners, other.corners))
+            assert overlap(box.corners, best.corners) > 0.95
+            assert abs(best.score - box.score) < 0.05
+
+
+def test_an_openvino_session_runs_as_an_onnxruntime_one_does() -> None:
+    pytest.importorskip("openvino")
+    session = OpenVinoSession(onnx_model.MODELS_DIR / "card_corners.onnx", 1)
+    reference = onnx_model.cpu_session(onnx_model.MODELS_DIR / "card_corners.onnx", 1)
+    name = session.get_inputs()[0].name
+    assert name == reference.get_inputs()[0].name
+    batch = np.random.default_rng(3).uniform(0, 255, (2, 3, 128, 96)).astype(np.float32)
+    first = session.run(None, {name: batch})[0]
+    again = session.run(None, {name: batch * 0})[0]  # its own copy, not the request's memory
+    assert not np.array_equal(first, again)
+    assert np.allclose(first, reference.run(None, {name: batch})[0], atol=0.5)
+
+
+def test_an_unreadable_model_is_a_clear_error_in_openvino(tmp_path: Path) -> None:
+    pytest.importorskip("openvino")
+    broken = tmp_path / "card_detector.onnx"
+    broken.write_bytes(b"not a model")
+    with pytest.raises(onnx_model.ModelMissingError, match="cannot be loaded by OpenVINO"):
+        OpenVinoSession(broken, 1)
+
+
+def test_referee_detect_says_in_one_line_which_runtime_it_cannot_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        ) -> None:
+    image = str(tmp_path / "table.png")
+    cv2.imwrite(image, np.full((120, 160, 3), 90, np.uint8))
+    _has(monkeypatch, False, False)
+    with pytest.raises(SystemExit) as exit_:
+        main(["detect", image, "--runtime", "openvino"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install openvino" in err
+    monkeypatch.setenv(RUNTIME_ENV, "fastest")
+    with pytest.raises(SystemExit) as exit_:
+        main(["detect", image])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "fastest" in err
