@@ -233,3 +233,21 @@ def test_faint_boxes_score_under_the_bar_a_box_is_kept_at() -> None:
     # referee detect reads a box scored under MIN_SCORE before it keeps it: ends of merged
     # boxes and the mirrored picture's boxes must score under it
     assert SPLIT_SCORE < MIN_SCORE and MIRROR_SCORE < MIN_SCORE
+
+
+def test_the_network_sees_the_picture_in_rgb_planes_from_0_to_1_on_grey() -> None:
+    detector = CardDetector()
+    image = np.zeros((90, 160, 3), np.uint8)
+    image[:, :, 0], image[:, :, 1], image[:, :, 2] = 10, 20, 255  # blue, green, red
+    resized, _, left, top = detector._scaled(image)
+    tensor = detector._letterbox(resized, left, top)
+    size = detector.size
+    assert tensor.shape == (1, 3, size, size) and tensor.dtype == np.float32
+    assert tensor.flags.c_contiguous
+    middle = size // 2
+    assert tensor[0, :, middle, middle].tolist() == pytest.approx([1.0, 20 / 255, 10 / 255])
+    assert tensor[0, :, 0, 0].tolist() == pytest.approx([114 / 255] * 3)  # above the picture
+    canvas = np.full((size, size, 3), 114, np.uint8)
+    canvas[int(top):int(top) + resized.shape[0], int(left):int(left) + resized.shape[1]] = resized
+    expected = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    assert np.array_equal(tensor, expected)  # the same values, bit for bit
