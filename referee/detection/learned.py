@@ -20,6 +20,7 @@ import numpy.typing as npt
 from referee.detection.crops import CARD_H_MM, CARD_W_MM, short_side
 from referee.detection.onnx_model import (
     MODELS_DIR,
+    ModelMissingError,
     detector_runtime,
     detector_session,
     read_meta,
@@ -87,9 +88,18 @@ class CardDetector:
         self.size = int(meta["imgsz"])
         self.threads = threads
         self.runtime = detector_runtime(runtime)
+        self._auto = detector_runtime(runtime, resolve=False) == "auto"
 
     @cached_property
     def _session(self) -> Any:
+        try:
+            return detector_session(self.model_path, self.threads, self.runtime)
+        except ModelMissingError:
+            if self.runtime != "openvino" or not self._auto:
+                raise
+        # OpenVINO, chosen here but not asked for, cannot compile the model on this
+        # machine: onnxruntime runs it (and says so, if it cannot either).
+        self.runtime = "onnxruntime"
         return detector_session(self.model_path, self.threads, self.runtime)
 
     def _scaled(self, image: Image) -> tuple[Image, float, float, float]:

@@ -76,13 +76,16 @@ def openvino_bf16() -> tuple[bool, bool]:
     return True, "BF16" in capabilities
 
 
-def detector_runtime(choice: str | None = None) -> str:
+def detector_runtime(choice: str | None = None, *, resolve: bool = True) -> str:
     """The runtime that runs the card detector: ``choice`` (one of DETECTOR_RUNTIMES; by
-    default RUNTIME_ENV's value, or "auto") with "auto" resolved."""
+    default RUNTIME_ENV's value, or "auto") with "auto" resolved (not with ``resolve``
+    off)."""
     choice = (choice or os.environ.get(RUNTIME_ENV, "") or "auto").strip().lower()
     if choice not in DETECTOR_RUNTIMES:
         raise RuntimeUnavailableError(f"{RUNTIME_ENV}={choice!r}: the card detector runs "
                                       f"with one of {', '.join(DETECTOR_RUNTIMES)}")
+    if not resolve:
+        return choice
     installed, bf16 = openvino_bf16()
     if choice == "openvino" and not installed:
         raise RuntimeUnavailableError("the card detector cannot run with OpenVINO: it is not "

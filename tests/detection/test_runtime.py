@@ -119,3 +119,22 @@ def test_referee_detect_says_in_one_line_which_runtime_it_cannot_run(
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "fastest" in err
+
+
+def test_openvino_chosen_but_unable_to_compile_leaves_the_detector_to_onnxruntime(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import referee.detection.learned as learned
+
+    def cannot(model: Path, threads: int) -> None:
+        raise onnx_model.ModelMissingError(f"{model} cannot be loaded by OpenVINO (no)")
+
+    monkeypatch.setattr(onnx_model, "OpenVinoSession", cannot)
+    _has(monkeypatch, True, True)
+    monkeypatch.delenv(RUNTIME_ENV, raising=False)
+    detector = learned.CardDetector(refine=False)
+    assert detector.runtime == "openvino"
+    assert detector.find(_frame())  # it still finds the cards
+    assert detector.runtime == "onnxruntime"
+    # Asked for by name, OpenVINO failing is an error, not a quiet change.
+    with pytest.raises(onnx_model.ModelMissingError, match="OpenVINO"):
+        learned.CardDetector(refine=False, runtime="openvino").find(_frame())
