@@ -173,6 +173,7 @@ def main() -> None:
     ms = 1000 * np.array(times)
     print(json.dumps({
         "split": args.split, "finder": args.finder, "verifier": args.verifier,
+        "runtime": finders.runtime(detector),
         "scenes": args.scenes, "cards": cards,
         "found_pct": pct(found, cards), "outline_iou_0.9_pct": pct(tight, cards),
         "fully_visible": {"cards": full_cards, "found_pct": pct(full_found, full_cards),

@@ -9,6 +9,7 @@ from pathlib import Path
 from referee.detection.cards import DEFAULT_MODEL, DEFAULT_VERIFIER, CardIdentifier, CardVerifier
 from referee.detection.corners import DEFAULT_CORNER_MODEL, CornerModel
 from referee.detection.learned import DEFAULT_DETECTOR, CardDetector
+from referee.detection.onnx_model import DETECTOR_RUNTIMES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--finder", default="both", choices=["shapes", "learned", "both"],
                         help="outlines from the shape finder, the learned detector, or both")
     parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
+    parser.add_argument("--runtime", choices=DETECTOR_RUNTIMES, default=None,
+                        help="what runs the detector (default: REFEREE_DETECTOR_RUNTIME, or "
+                             "auto: OpenVINO in bfloat16 where the CPU computes it)")
     parser.add_argument("--verifier", default=str(DEFAULT_VERIFIER),
                         help="the card verifier (ONNX), or 'none' to run without one")
     parser.add_argument("--corners", default=str(DEFAULT_CORNER_MODEL),
@@ -30,8 +34,13 @@ def models(args: argparse.Namespace) -> tuple[CardIdentifier, CardDetector | Non
     """The identifier, the detector (None: shape finder alone), and whether the shape
     finder runs too: what ``referee.detection.detect.detect`` takes."""
     detector = None if args.finder == "shapes" else CardDetector(
-        args.detector, refine=not args.no_refine)
+        args.detector, refine=not args.no_refine, runtime=args.runtime)
     return CardIdentifier(args.identity), detector, args.finder != "learned"
+
+
+def runtime(detector: CardDetector | None) -> str | None:
+    """What ran the detector, for the benchmark's figures (None: no detector)."""
+    return None if detector is None else detector.runtime
 
 
 def verifier(args: argparse.Namespace) -> CardVerifier | None:

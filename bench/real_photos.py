@@ -223,6 +223,7 @@ def main() -> None:
             writer.writerows(unmatched)
     print(json.dumps({
         "split": args.split, "finder": args.finder, "verifier": args.verifier,
+        "runtime": finders.runtime(detector),
         "images": len(labels),
         "labelled_cards": found + missed,
         "recall_pct": round(100 * found / max(found + missed, 1), 1),

@@ -341,7 +341,8 @@ def _describe_observation(data: dict[str, object]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the contract's shape).")
 @click.option("--annotate", "annotate_file", type=click.Path(dir_okay=False),
               help="Write a copy of the image with outlines and labels.")
-@click.option("--runtime", type=click.Choice(DETECTOR_RUNTIMES), default="auto",
+@click.option("--runtime", type=click.Choice(DETECTOR_RUNTIMES, case_sensitive=False),
+              default="auto",
               envvar=RUNTIME_ENV, show_default=True, show_envvar=True,
               help="What runs the card detector: auto is OpenVINO where it is installed "
                    "and the CPU computes bfloat16 (faster), onnxruntime elsewhere.")
@@ -380,10 +381,7 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     identifier, warning = load_identifier()
     if warning:
         click.echo(f"referee: warning: {warning}; cards are reported as ??", err=True)
-    try:
-        detector, missing = load_detector(runtime)
-    except RuntimeUnavailableError as error:
-        fail(str(error))
+    detector, missing = load_detector(runtime)  # (a runtime that cannot run: main says so)
     if missing:
         click.echo(f"referee: warning: {missing}; outlines come from the shape finder only",
                    err=True)
@@ -447,6 +445,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.exceptions.Abort:
         sys.exit(1)
     except UnknownGameError as error:
+        fail(str(error))
+    except RuntimeUnavailableError as error:  # what runs the card detector cannot, here
         fail(str(error))
     except ModelMissingError as error:  # a model file damaged after the install
         fail(f"{error}: restore the models folder (git checkout -- models)")

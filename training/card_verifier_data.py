@@ -51,7 +51,8 @@ def _best_iou(outline: np.ndarray, truths: list[np.ndarray]) -> float:
 def mine(out: Path, split: Split, scenes: int, seed: int, truth_per_scene: int,
          covered_kinds: bool = False) -> dict[str, int]:
     identifier, _ = load_identifier()
-    detector, _ = load_detector()
+    # float32 on every machine: the data mined must not depend on the CPU it is mined on
+    detector, _ = load_detector("onnxruntime")
     if identifier is None or detector is None:
         raise SystemExit("the card models are missing from models/")
     rng = np.random.default_rng(seed)

@@ -25,7 +25,6 @@ from referee.detection.cards import (
 from referee.detection.corners import CornerModel
 from referee.detection.crops import short_side
 from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector, polish
-from referee.detection.onnx_model import RuntimeUnavailableError
 from referee.detection.outlines import (
     SAME_CARD_IOU,
     Gradients,
@@ -449,8 +448,6 @@ def load_detector(runtime: str | None = None) -> tuple[CardDetector | None, str 
     why not; a runtime that cannot run here raises RuntimeUnavailableError."""
     try:
         return CardDetector(runtime=runtime), None
-    except RuntimeUnavailableError:
-        raise
     except ModelMissingError as error:
         return None, str(error)
 

@@ -87,6 +87,9 @@ def test_an_openvino_session_runs_as_an_onnxruntime_one_does() -> None:
     reference = onnx_model.cpu_session(onnx_model.MODELS_DIR / "card_corners.onnx", 1)
     name = session.get_inputs()[0].name
     assert name == reference.get_inputs()[0].name
+    # the same dimensions, one left open (onnxruntime names it, OpenVINO leaves it None)
+    assert session.get_inputs()[0].shape[1:] == reference.get_inputs()[0].shape[1:]
+    assert session.get_inputs()[0].shape[0] is None
     batch = np.random.default_rng(3).uniform(0, 255, (2, 3, 128, 96)).astype(np.float32)
     first = session.run(None, {name: batch})[0]
     again = session.run(None, {name: batch * 0})[0]  # its own copy, not the request's memory
@@ -98,7 +101,7 @@ def test_an_unreadable_model_is_a_clear_error_in_openvino(tmp_path: Path) -> Non
     pytest.importorskip("openvino")
     broken = tmp_path / "card_detector.onnx"
     broken.write_bytes(b"not a model")
-    with pytest.raises(onnx_model.ModelMissingError, match="cannot be loaded by OpenVINO"):
+    with pytest.raises(RuntimeUnavailableError, match="cannot be run by OpenVINO"):
         OpenVinoSession(broken, 1)
 
 
@@ -113,6 +116,20 @@ def test_referee_detect_says_in_one_line_which_runtime_it_cannot_run(
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install openvino" in err
+    assert "restore" not in err  # nothing is wrong with the models
+    # Installed, but unable to run the detector here, when asked for by name.
+    _has(monkeypatch, True, True)
+
+    def cannot(model: Path, threads: int) -> None:
+        raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no CPU); "
+                                      "--runtime onnxruntime runs it without")
+
+    monkeypatch.setattr(onnx_model, "OpenVinoSession", cannot)
+    with pytest.raises(SystemExit) as exit_:
+        main(["detect", image, "--runtime", "OpenVINO"])  # any case
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--runtime onnxruntime" in err and "restore" not in err
     monkeypatch.setenv(RUNTIME_ENV, "fastest")
     with pytest.raises(SystemExit) as exit_:
         main(["detect", image])
@@ -126,7 +143,7 @@ def test_openvino_chosen_but_unable_to_compile_leaves_the_detector_to_onnxruntim
     import referee.detection.learned as learned
 
     def cannot(model: Path, threads: int) -> None:
-        raise onnx_model.ModelMissingError(f"{model} cannot be loaded by OpenVINO (no)")
+        raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no)")
 
     monkeypatch.setattr(onnx_model, "OpenVinoSession", cannot)
     _has(monkeypatch, True, True)
@@ -136,5 +153,29 @@ def test_openvino_chosen_but_unable_to_compile_leaves_the_detector_to_onnxruntim
     assert detector.find(_frame())  # it still finds the cards
     assert detector.runtime == "onnxruntime"
     # Asked for by name, OpenVINO failing is an error, not a quiet change.
-    with pytest.raises(onnx_model.ModelMissingError, match="OpenVINO"):
+    with pytest.raises(RuntimeUnavailableError, match="OpenVINO"):
         learned.CardDetector(refine=False, runtime="openvino").find(_frame())
+
+
+def test_a_broken_openvino_leaves_the_detector_to_onnxruntime(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    broken = types.ModuleType("openvino")
+
+    def no_core() -> None:
+        raise OSError("libopenvino.so: cannot open shared object file")
+
+    broken.Core = no_core  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "openvino", broken)
+    monkeypatch.delenv(RUNTIME_ENV, raising=False)
+    onnx_model._openvino.cache_clear()
+    onnx_model.openvino_bf16.cache_clear()
+    try:
+        assert detector_runtime() == "onnxruntime"
+        with pytest.raises(RuntimeUnavailableError, match="not installed"):
+            detector_runtime("openvino")
+    finally:  # the real OpenVINO for the tests after this one
+        onnx_model._openvino.cache_clear()
+        onnx_model.openvino_bf16.cache_clear()
