@@ -21,8 +21,8 @@ MODELS_DIR: Final = Path(__file__).resolve().parents[2] / "models"
 #: against onnxruntime's 32-40, a 1280 x 720 frame 208 ms against 252 at the median, and on
 #: 300 held-out frames as many cards found (22 found only by one, 21 only by the other).
 DETECTOR_RUNTIMES: Final = ("auto", "onnxruntime", "openvino")
-#: The environment variable that chooses among DETECTOR_RUNTIMES (``referee detect
-#: --runtime`` sets it too); "auto" when unset.
+#: The environment variable that chooses among DETECTOR_RUNTIMES ("auto" when unset;
+#: ``referee detect --runtime`` and ``CardDetector(runtime=...)`` go before it).
 RUNTIME_ENV: Final = "REFEREE_DETECTOR_RUNTIME"
 
 
