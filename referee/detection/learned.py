@@ -90,17 +90,20 @@ class CardDetector:
         choice = detector_runtime(runtime, resolve=False)
         self._auto = choice == "auto"
         self.runtime = detector_runtime(choice)
+        #: Why the runtime "auto" chose could not run the network (then onnxruntime ran it).
+        self.fallback_reason: str | None = None
 
     @cached_property
     def _session(self) -> Any:
         try:
             return detector_session(self.model_path, self.threads, self.runtime)
-        except RuntimeUnavailableError:
+        except RuntimeUnavailableError as error:
             if self.runtime != "openvino" or not self._auto:
                 raise
+            reason = str(error)
         # OpenVINO, chosen here but not asked for, cannot compile the model on this
         # machine: onnxruntime runs it (and says so, if it cannot either).
-        self.runtime = "onnxruntime"
+        self.runtime, self.fallback_reason = "onnxruntime", reason
         return detector_session(self.model_path, self.threads, self.runtime)
 
     def _scaled(self, image: Image) -> tuple[Image, float, float, float]:

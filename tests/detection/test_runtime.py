@@ -1,5 +1,6 @@
 """What runs the card detector: onnxruntime, or OpenVINO (bfloat16 where the CPU computes it)."""
 
+import json
 from pathlib import Path
 
 import cv2
@@ -149,9 +150,10 @@ def test_openvino_chosen_but_unable_to_compile_leaves_the_detector_to_onnxruntim
     _has(monkeypatch, True, True)
     monkeypatch.delenv(RUNTIME_ENV, raising=False)
     detector = learned.CardDetector(refine=False)
-    assert detector.runtime == "openvino"
+    assert detector.runtime == "openvino" and detector.fallback_reason is None
     assert detector.find(_frame())  # it still finds the cards
     assert detector.runtime == "onnxruntime"
+    assert detector.fallback_reason is not None and "OpenVINO" in detector.fallback_reason
     # Asked for by name, OpenVINO failing is an error, not a quiet change.
     with pytest.raises(RuntimeUnavailableError, match="OpenVINO"):
         learned.CardDetector(refine=False, runtime="openvino").find(_frame())
@@ -179,3 +181,25 @@ def test_a_broken_openvino_leaves_the_detector_to_onnxruntime(
     finally:  # the real OpenVINO for the tests after this one
         onnx_model._openvino.cache_clear()
         onnx_model.openvino_bf16.cache_clear()
+
+
+def test_referee_detect_says_in_one_line_when_onnxruntime_stood_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    image = str(tmp_path / "table.png")
+    cv2.imwrite(image, np.full((120, 160, 3), 90, np.uint8))
+    _has(monkeypatch, True, True)
+    monkeypatch.delenv(RUNTIME_ENV, raising=False)
+
+    def cannot(model: Path, threads: int) -> None:
+        raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no CPU); "
+                                      "--runtime onnxruntime runs it without")
+
+    monkeypatch.setattr(onnx_model, "OpenVinoSession", cannot)
+    with pytest.raises(SystemExit) as exit_:
+        main(["detect", image, "--json"])
+    assert exit_.value.code == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["cards"] == []  # a bare table
+    warnings = [line for line in err.splitlines() if "onnxruntime ran" in line]
+    assert len(warnings) == 1 and "cannot be run by OpenVINO (no CPU)" in warnings[0]
