@@ -397,8 +397,8 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     found = run_detect(picture, identifier, detector, verifier=verifier,
                        corner_model=corner_model)
     if detector is not None and detector.fallback_reason:
-        click.echo(f"referee: warning: {detector.fallback_reason.split(';')[0]}; onnxruntime "
-                   "ran the card detector instead", err=True)
+        click.echo(f"referee: warning: {detector.fallback_reason}; onnxruntime ran the card "
+                   "detector instead", err=True)
     result = found.to_json()
     if calibration is not None:
         from referee.detection.pieces import coins_in, tokens_in

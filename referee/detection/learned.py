@@ -100,7 +100,7 @@ class CardDetector:
         except RuntimeUnavailableError as error:
             if self.runtime != "openvino" or not self._auto:
                 raise
-            reason = str(error)
+            reason = error.reason
         # OpenVINO, chosen here but not asked for, cannot compile the model on this
         # machine: onnxruntime runs it (and says so, if it cannot either).
         self.runtime, self.fallback_reason = "onnxruntime", reason

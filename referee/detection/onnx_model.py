@@ -63,7 +63,12 @@ def cpu_session(model: Path, threads: int) -> Any:
 
 class RuntimeUnavailableError(RuntimeError):
     """The card detector's runtime asked for cannot run here (a runtime of another name,
-    OpenVINO not installed, or unable to compile the model on this machine)."""
+    OpenVINO not installed, or unable to compile the model on this machine): ``reason``,
+    and after it in the message what the user may do instead (``hint``)."""
+
+    def __init__(self, reason: str, hint: str = "") -> None:
+        super().__init__(f"{reason}; {hint}" if hint else reason)
+        self.reason = reason
 
 
 @cache
@@ -142,7 +147,7 @@ class OpenVinoSession:
         except RuntimeError as error:  # OpenVINO's own errors are plain RuntimeErrors
             first = str(error).strip().splitlines()[:1] or [""]
             raise RuntimeUnavailableError(
-                f"{model.name} cannot be run by OpenVINO ({first[0][:100]}); "
+                f"{model.name} cannot be run by OpenVINO ({first[0][:100]})",
                 "--runtime onnxruntime runs it without") from None
         self._inputs = [_Input(port.get_any_name(),
                                [d.get_length() if d.is_static else None

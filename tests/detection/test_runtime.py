@@ -122,7 +122,7 @@ def test_referee_detect_says_in_one_line_which_runtime_it_cannot_run(
     _has(monkeypatch, True, True)
 
     def cannot(model: Path, threads: int) -> None:
-        raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no CPU); "
+        raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no CPU)",
                                       "--runtime onnxruntime runs it without")
 
     monkeypatch.setattr(onnx_model, "OpenVinoSession", cannot)
@@ -192,7 +192,7 @@ def test_referee_detect_says_in_one_line_when_onnxruntime_stood_in(
     monkeypatch.delenv(RUNTIME_ENV, raising=False)
 
     def cannot(model: Path, threads: int) -> None:
-        raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no CPU); "
+        raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no CPU)",
                                       "--runtime onnxruntime runs it without")
 
     monkeypatch.setattr(onnx_model, "OpenVinoSession", cannot)
