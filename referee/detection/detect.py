@@ -144,9 +144,10 @@ def find_outlines(image: Image, detector: CardDetector | None,
         slopes = gradients(image)  # both refine their outlines on the image's edges
     if detector is None:
         return find_cards(image, slopes)
-    learned = detector.find(image, min_score=FAINT_SCORE, slopes=slopes, mirrored=True,
-                            split=True)
-    return [*learned, *find_cards(image, slopes)] if shapes_too else learned
+    # (the shape finder works while the detector's network runs, session 37)
+    return detector.find(image, min_score=FAINT_SCORE, slopes=slopes, mirrored=True,
+                         split=True,
+                         meanwhile=(lambda: find_cards(image, slopes)) if shapes_too else None)
 
 
 def detect(image: Image, identifier: CardIdentifier | None,

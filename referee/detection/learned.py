@@ -8,6 +8,7 @@ corners, overlapping boxes suppressed), so the runtime needs neither torch nor u
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -24,6 +25,7 @@ from referee.detection.onnx_model import (
     detector_runtime,
     detector_session,
     read_meta,
+    start,
 )
 from referee.detection.outlines import (
     Gradients,
@@ -133,30 +135,38 @@ class CardDetector:
 
     def find(self, image: Image, min_score: float = MIN_SCORE,
              slopes: Gradients | None = None, mirrored: bool = False,
-             split: bool = False) -> list[Outline]:
+             split: bool = False,
+             meanwhile: Callable[[], list[Outline]] | None = None) -> list[Outline]:
         """Card outlines, best first (``slopes``: the image's ``gradients``, when the caller
         has them already). After them, as faint boxes scored under MIN_SCORE whatever
         ``min_score`` is (``referee detect`` reads them before it keeps one): with
         ``mirrored`` the boxes found in the image turned left to right (``mirror``), with
-        ``split`` the ends of boxes squarer than a card (``split_merged``)."""
+        ``split`` the ends of boxes squarer than a card (``split_merged``). Last, the
+        outlines ``meanwhile`` finds, worked out while the network runs (when OpenVINO runs
+        it, on threads of its own: ``onnx_model.start``)."""
         resized, scale, left, top = self._scaled(image)
-        boxes = self._boxes(resized, scale, left, top, min_score)
+        views = [resized]
         if mirrored:
             # The picture turned left to right as the network sees it: the scaled picture
             # turned (for 1280 x 720 frames the same pixels as the turned picture scaled, at
             # a twentieth of the cost of turning the whole picture).
-            turned = np.ascontiguousarray(resized[:, ::-1])
-            boxes += mirror(self._boxes(turned, scale, left, top, min_score), image.shape[1])
+            views.append(np.ascontiguousarray(resized[:, ::-1]))
+        session = self._session
+        name = session.get_inputs()[0].name
+        running = []
+        try:
+            for view in views:
+                running.append(start(session, {name: self._letterbox(view, left, top)}))
+            others = meanwhile() if meanwhile is not None else []
+        finally:
+            raws = [wait()[0][0] for wait in running]  # each 6 x N
+        boxes = decode(np.asarray(raws[0], np.float64), scale, left, top, min_score)
+        if mirrored:
+            boxes += mirror(decode(np.asarray(raws[1], np.float64), scale, left, top,
+                                   min_score), image.shape[1])
         if split:
             boxes += split_merged(boxes)
-        return tighten(image, boxes, slopes) if self.refine else boxes
-
-    def _boxes(self, resized: Image, scale: float, left: float, top: float,
-               min_score: float) -> list[Outline]:
-        session = self._session
-        raw = session.run(None, {session.get_inputs()[0].name:
-                                 self._letterbox(resized, left, top)})[0][0]  # 6 x N
-        return decode(np.asarray(raw, np.float64), scale, left, top, min_score)
+        return [*(tighten(image, boxes, slopes) if self.refine else boxes), *others]
 
 
 def mirror(boxes: list[Outline], width: int) -> list[Outline]:
@@ -258,8 +268,8 @@ def split_merged(boxes: list[Outline]) -> list[Outline]:
             # turns its corners the other way, which nothing downstream minds)
             short = length * CARD_ASPECT
             unit = across / width
-            for start in (0.0, width - short):
-                first = c[0] + unit * start
+            for offset in (0.0, width - short):
+                first = c[0] + unit * offset
                 corners = np.array([first, first + along, first + along + unit * short,
                                     first + unit * short])
                 out.append(Outline(corners, min(box.score, SPLIT_SCORE), learned=True,

@@ -99,8 +99,10 @@ class _Finds:
     def __init__(self, corners: np.ndarray) -> None:
         self.corners = corners
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
-        return [Outline(self.corners, 0.9, learned=True)]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False,  # type: ignore[no-untyped-def]
+             meanwhile=None):
+        return [Outline(self.corners, 0.9, learned=True),
+                *(meanwhile() if meanwhile is not None else [])]
 
 
 class _Reads:

@@ -408,13 +408,19 @@ class _Reads:
 
 
 class _Finds:
-    """A stand-in detector that finds one card where the right-hand card lies."""
+    """A stand-in detector that finds one card where the right-hand card lies (``given``),
+    and after it what ``meanwhile`` finds (the shape finder's outlines), as the real one."""
 
     def __init__(self, corners: np.ndarray) -> None:
         self.corners = corners
         self.score = 0.6
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False,  # type: ignore[no-untyped-def]
+             meanwhile=None):
+        return [*self.given(image, min_score, slopes, mirrored, split),
+                *(meanwhile() if meanwhile is not None else [])]
+
+    def given(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
         from referee.detection.outlines import Outline
 
         return [Outline(self.corners, self.score, learned=True)]
@@ -447,9 +453,9 @@ def test_detect_asks_the_detector_for_faint_and_mirrored_boxes() -> None:
     asked: list[tuple[float, bool, bool]] = []
 
     class _Records(_Finds):
-        def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+        def given(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
             asked.append((min_score, mirrored, split))
-            return super().find(image)
+            return super().given(image)
 
     image, cards = _two_cards()
     detect(image, _Reads(), _Records(cards[0]))  # type: ignore[arg-type]
@@ -543,8 +549,8 @@ class _ReadsAs(_Reads):
 class _FindsFaint(_Finds):
     """A detector that finds the card only when asked for boxes as faint as its score."""
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
-        return super().find(image) if self.score >= min_score else []
+    def given(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+        return super().given(image) if self.score >= min_score else []
 
 
 @pytest.mark.parametrize(("card", "confidence", "kept"), [
@@ -595,7 +601,7 @@ def test_a_faint_box_is_judged_by_its_corners_and_then_read_by_its_face() -> Non
 class _FindsSplit(_Finds):
     """A detector whose one box is an end of a box squarer than a card."""
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+    def given(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
         from referee.detection.learned import SPLIT_SCORE
         from referee.detection.outlines import Outline
 
@@ -651,7 +657,7 @@ class _FindsThese(_Finds):
     def __init__(self, boxes: list[np.ndarray]) -> None:
         self.boxes = boxes
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+    def given(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
         from referee.detection.outlines import Outline
 
         return [Outline(box, 0.6, learned=True) for box in self.boxes]
@@ -661,7 +667,7 @@ class _FindsOutlines(_Finds):
     def __init__(self, outlines: list[Outline]) -> None:
         self.outlines = outlines
 
-    def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+    def given(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
         return self.outlines
 
 
@@ -1153,7 +1159,7 @@ def test_a_split_end_the_edge_cuts_keeps_the_bar_of_split_ends_when_completed() 
     from referee.detection.outlines import Outline
 
     class _FindsSplitEnd(_Finds):
-        def find(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+        def given(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
             return [Outline(self.corners, SPLIT_SCORE, learned=True, split=True)]
 
     image = np.full((300, 400, 3), (40, 90, 40), np.uint8)

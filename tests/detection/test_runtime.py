@@ -98,6 +98,46 @@ def test_an_openvino_session_runs_as_an_onnxruntime_one_does() -> None:
     assert np.allclose(first, reference.run(None, {name: batch})[0], atol=0.5)
 
 
+def test_openvino_runs_started_before_any_is_waited_for_give_each_its_own_outputs() -> None:
+    pytest.importorskip("openvino")
+    model = onnx_model.MODELS_DIR / "card_corners.onnx"
+    rng = np.random.default_rng(5)
+    batches = [rng.uniform(0, 255, (2, 3, 128, 96)).astype(np.float32) for _ in range(3)]
+    # One thread and more runs started than it runs at once: none waits on another.
+    for threads, at_once in ((1, 2), (2, 2)):
+        session = OpenVinoSession(model, threads, at_once=at_once)
+        name = session.get_inputs()[0].name
+        alone = [session.run(None, {name: batch})[0] for batch in batches]
+        waits = [onnx_model.start(session, {name: batch}) for batch in batches]
+        together = [wait()[0] for wait in reversed(waits)][::-1]
+        for one, other in zip(alone, together, strict=True):
+            assert np.array_equal(one, other)
+        assert not np.array_equal(together[0], together[1])
+
+
+def test_the_detector_gives_the_outlines_found_meanwhile_last_and_recovers_when_that_fails(
+        ) -> None:
+    from referee.detection.outlines import Outline
+
+    frame = _frame()
+    extra = Outline(np.array([[0.0, 0.0], [63.0, 0.0], [63.0, 88.0], [0.0, 88.0]]), 0.5)
+    for runtime in ("onnxruntime", "openvino"):
+        if runtime == "openvino" and not onnx_model.openvino_bf16()[0]:
+            continue
+        detector = CardDetector(refine=False, runtime=runtime)
+        plain = detector.find(frame, mirrored=True)
+        found = detector.find(frame, mirrored=True, meanwhile=lambda: [extra])
+        assert found[-1] is extra and len(found) == len(plain) + 1
+
+        def fails() -> list[Outline]:
+            raise ValueError("the shape finder failed")
+
+        with pytest.raises(ValueError, match="shape finder"):
+            detector.find(frame, mirrored=True, meanwhile=fails)
+        again = detector.find(frame, mirrored=True)  # and it finds as before
+        assert [o.score for o in again] == [o.score for o in plain]
+
+
 def test_an_unreadable_model_is_a_clear_error_in_openvino(tmp_path: Path) -> None:
     pytest.importorskip("openvino")
     broken = tmp_path / "card_detector.onnx"
@@ -121,7 +161,7 @@ def test_referee_detect_says_in_one_line_which_runtime_it_cannot_run(
     # Installed, but unable to run the detector here, when asked for by name.
     _has(monkeypatch, True, True)
 
-    def cannot(model: Path, threads: int) -> None:
+    def cannot(model: Path, threads: int, **_: object) -> None:
         raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no CPU)",
                                       "--runtime onnxruntime runs it without")
 
@@ -143,7 +183,7 @@ def test_openvino_chosen_but_unable_to_compile_leaves_the_detector_to_onnxruntim
         monkeypatch: pytest.MonkeyPatch) -> None:
     import referee.detection.learned as learned
 
-    def cannot(model: Path, threads: int) -> None:
+    def cannot(model: Path, threads: int, **_: object) -> None:
         raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no)")
 
     monkeypatch.setattr(onnx_model, "OpenVinoSession", cannot)
@@ -191,7 +231,7 @@ def test_referee_detect_says_in_one_line_when_onnxruntime_stood_in(
     _has(monkeypatch, True, True)
     monkeypatch.delenv(RUNTIME_ENV, raising=False)
 
-    def cannot(model: Path, threads: int) -> None:
+    def cannot(model: Path, threads: int, **_: object) -> None:
         raise RuntimeUnavailableError(f"{model.name} cannot be run by OpenVINO (no CPU)",
                                       "--runtime onnxruntime runs it without")
 
