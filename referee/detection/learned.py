@@ -33,7 +33,7 @@ from referee.detection.outlines import (
     edge_support,
     gradients,
     greedy_distinct,
-    refine_edges,
+    refine_many,
 )
 
 Image = npt.NDArray[np.uint8]
@@ -190,14 +190,17 @@ def tighten(image: Image, boxes: list[Outline],
         return boxes
     if slopes is None:
         slopes = gradients(image)
-    return [Outline(_tightened(slopes, b.corners), b.score, b.learned, b.split, box=b.corners)
-            for b in boxes]
+    tightened = _tightened(slopes, [b.corners for b in boxes])
+    return [Outline(corners, b.score, b.learned, b.split, box=b.corners)
+            for b, corners in zip(boxes, tightened, strict=True)]
 
 
-def _tightened(slopes: Gradients, corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    side = short_side(corners)
-    return refine_edges(slopes, corners, reach=max(4.0, REFINE_REACH * side),
-                        spread=max(2.0, REFINE_SPREAD * side))
+def _tightened(slopes: Gradients, quads: list[npt.NDArray[np.float64]],
+               ) -> list[npt.NDArray[np.float64]]:
+    """Each quad's sides moved onto the edges within REFINE_REACH of its short side."""
+    sides = [short_side(corners) for corners in quads]
+    return refine_many(slopes, quads, [max(4.0, REFINE_REACH * side) for side in sides],
+                       [max(2.0, REFINE_SPREAD * side) for side in sides])
 
 
 def polish(slopes: Gradients, outline: Outline) -> Outline:
@@ -207,7 +210,7 @@ def polish(slopes: Gradients, outline: Outline) -> Outline:
     napkins and newspapers read as cards (real photos, models/README.md)."""
     if outline.box is None:
         return outline
-    other = _tightened(slopes, shrunk(outline.box))
+    other = _tightened(slopes, [shrunk(outline.box)])[0]
     if edge_support(slopes, other) > edge_support(slopes, outline.corners):
         return replace(outline, corners=other)
     return outline

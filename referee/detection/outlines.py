@@ -172,7 +172,9 @@ def find_cards(image: Image, slopes: Gradients | None = None) -> list[Outline]:
     kept = [found[i] for i in distinct(found, [o.score for o in found])]
     if slopes is None:
         slopes = gradients(image)
-    return [Outline(refine_edges(slopes, o.corners / scale), o.score) for o in kept]
+    refined = refine_many(slopes, [o.corners / scale for o in kept], [8.0] * len(kept),
+                          [None] * len(kept))
+    return [Outline(corners, o.score) for o, corners in zip(kept, refined, strict=True)]
 
 
 #: A side of an outline whose both ends lie this close to one edge of the picture (pixels)
@@ -246,48 +248,92 @@ def refine_edges(slopes: Gradients, corners: npt.NDArray[np.float64],
     """Move each side of a card quad onto the strongest edge within ``reach`` pixels along
     its normal (sub-pixel line fit, ``edge_lines``), and take the new corners where the
     sides meet (the quad as it was if they meet too far off)."""
-    pts = np.asarray(corners, dtype=np.float64)
-    found = edge_lines(slopes, pts, reach, spread)
-    lines = [line if line is not None else (pts[side], pts[(side + 1) % 4])
-             for side, line in enumerate(found)]
-    refined = []
-    for (p1, p2), (q1, q2) in zip(np.roll(np.array(lines), 1, axis=0), lines, strict=True):
-        refined.append(_intersect(p1, p2, q1, q2))
-    result = np.array(refined)
-    if not np.isfinite(result).all() or np.abs(result - pts).max() > 3 * reach:
-        return pts
-    return result
+    return refine_many(slopes, [corners], [reach], [spread])[0]
+
+
+def refine_many(slopes: Gradients, quads: Sequence[npt.ArrayLike], reaches: Sequence[float],
+                spreads: Sequence[float | None]) -> list[npt.NDArray[np.float64]]:
+    """``refine_edges`` of each quad, with its own reach and spread: the same corners, the
+    gradients of all sampled at once (a frame's dozens of detector boxes)."""
+    out = []
+    for corners, found, reach in zip(quads, edge_lines_many(slopes, quads, reaches, spreads),
+                                     reaches, strict=True):
+        pts = np.asarray(corners, dtype=np.float64)
+        lines = [line if line is not None else (pts[side], pts[(side + 1) % 4])
+                 for side, line in enumerate(found)]
+        refined = []
+        for (p1, p2), (q1, q2) in zip(np.roll(np.array(lines), 1, axis=0), lines,
+                                      strict=True):
+            refined.append(_intersect(p1, p2, q1, q2))
+        result = np.array(refined)
+        out.append(pts if not np.isfinite(result).all() or np.abs(result - pts).max()
+                   > 3 * reach else result)
+    return out
+
+
+Line = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
 
 
 def edge_lines(slopes: Gradients, corners: npt.NDArray[np.float64], reach: float = 8.0,
-               spread: float | None = None,
-               ) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None]:
+               spread: float | None = None) -> list[Line | None]:
     """For each side of a card quad (corner i to i + 1), the line (two points on it) of the
     strongest edge within ``reach`` pixels along its normal, or None where too few of its
     samples find a clear edge. With ``spread`` (pixels), an edge's strength is weighed by
     how near the side it lies (a Gaussian of that width), so a far edge must be much
     stronger to be taken."""
-    offsets = np.arange(-reach, reach + 0.01, 0.5)
-    weights = np.exp(-0.5 * (offsets / spread) ** 2) if spread else np.ones_like(offsets)
-    samples, normals = _side_samples(corners)
-    # Every side's samples at once (4 sides x 24 points x offsets): two remaps in all.
-    across = _across(slopes, samples[:, :, None, :]
-                     + offsets[None, None, :, None] * normals[:, None, None, :],
-                     normals[:, None, None, :])
-    best_all = offsets[np.argmax(across * weights, axis=2)]  # 4 x 24
-    strong_all = across.max(axis=2) > 4 * np.median(across.reshape(4, -1), axis=1)[:, None] \
-        + 1e-3
-    lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None] = []
-    for side in range(4):
-        best, strong = best_all[side], strong_all[side]
-        if strong.sum() < 6:
-            lines.append(None)
-            continue
-        moved = samples[side][strong] + best[strong, None] * normals[side]
-        vx, vy, x0, y0 = cv2.fitLine(moved.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
-        point, heading = np.array([x0[0], y0[0]]), np.array([vx[0], vy[0]])
-        lines.append((point, point + heading))
-    return lines
+    return edge_lines_many(slopes, [corners], [reach], [spread])[0]
+
+
+def edge_lines_many(slopes: Gradients, quads: Sequence[npt.ArrayLike],
+                    reaches: Sequence[float], spreads: Sequence[float | None],
+                    ) -> list[list[Line | None]]:
+    """``edge_lines`` of each quad, with its own reach and spread; every side of every quad
+    sampled in two remaps (quads x 4 sides x 24 points x offsets, the offsets of a shorter
+    reach padded and left out of its choice)."""
+    if not quads:
+        return []
+    ranges = [np.arange(-reach, reach + 0.01, 0.5) for reach in reaches]
+    width = max(len(r) for r in ranges)
+    offsets = np.zeros((len(quads), width))
+    weights = np.zeros((len(quads), width))
+    valid = np.zeros((len(quads), width), dtype=bool)
+    for i, (steps, spread) in enumerate(zip(ranges, spreads, strict=True)):
+        offsets[i, :len(steps)] = steps
+        weights[i, :len(steps)] = np.exp(-0.5 * (steps / spread) ** 2) if spread \
+            else np.ones_like(steps)
+        valid[i, :len(steps)] = True
+    samples, normals = _sides_sampled(np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2))
+    across = _across(slopes, samples[:, :, :, None, :]
+                     + offsets[:, None, None, :, None] * normals[:, :, None, None, :],
+                     normals[:, :, None, None, :])  # quads x 4 x 24 x offsets
+    shown = np.broadcast_to(valid[:, None, None, :], across.shape)
+    # (gradients are unsigned: -1 at a padded offset is never the strongest)
+    choice = np.argmax(np.where(shown, across * weights[:, None, None, :], -1.0), axis=3)
+    best_all = np.take_along_axis(offsets, choice.reshape(len(quads), -1), axis=1
+                                  ).reshape(choice.shape)  # quads x 4 x 24
+    peaks = np.where(shown, across, -1.0).max(axis=3)
+    # each side's median over its own offsets (the padded ones sorted last)
+    ordered = np.sort(np.where(shown, across, np.inf).reshape(len(quads), 4, -1), axis=2)
+    counts = np.array([24 * len(r) for r in ranges])[:, None, None]
+    middle = (np.take_along_axis(ordered, (counts - 1) // 2, axis=2)
+              + np.take_along_axis(ordered, counts // 2, axis=2)) / 2
+    strong_all = peaks > 4 * middle + 1e-3
+    out: list[list[Line | None]] = []
+    for best_sides, strong_sides, points, outward in zip(best_all, strong_all, samples, normals,
+                                                         strict=True):
+        lines: list[Line | None] = []
+        for best, strong, side_points, normal in zip(best_sides, strong_sides, points, outward,
+                                                     strict=True):
+            if strong.sum() < 6:
+                lines.append(None)
+                continue
+            moved = side_points[strong] + best[strong, None] * normal
+            vx, vy, x0, y0 = cv2.fitLine(moved.astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
+                                         0.01)
+            point, heading = np.array([x0[0], y0[0]]), np.array([vx[0], vy[0]])
+            lines.append((point, point + heading))
+        out.append(lines)
+    return out
 
 
 def edge_support(slopes: Gradients, corners: npt.ArrayLike) -> float:
@@ -460,14 +506,22 @@ def _side_samples(corners: npt.ArrayLike,
                   ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """24 points along the middle 70% of each side of a quad (corner i to i + 1; 4 x 24 x 2)
     and each side's outward unit normal (4 x 2)."""
-    pts = np.asarray(corners, dtype=np.float64)
-    ends = np.roll(pts, -1, axis=0)
-    directions = (ends - pts) / np.maximum(np.linalg.norm(ends - pts, axis=1), 1e-9)[:, None]
-    normals = np.stack([-directions[:, 1], directions[:, 0]], axis=1)
-    outward = np.einsum("ij,ij->i", normals, (pts + ends) / 2 - pts.mean(axis=0)) >= 0
-    normals = np.where(outward[:, None], normals, -normals)
-    samples = pts[:, None, :] + np.linspace(0.15, 0.85, 24)[None, :, None] \
-        * (ends - pts)[:, None, :]
+    samples, normals = _sides_sampled(np.asarray(corners, dtype=np.float64).reshape(1, 4, 2))
+    return samples[0], normals[0]
+
+
+def _sides_sampled(quads: npt.NDArray[np.float64],
+                   ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``_side_samples`` of each of N quads (N x 4 x 2): N x 4 x 24 x 2 and N x 4 x 2."""
+    ends = np.roll(quads, -1, axis=1)
+    directions = (ends - quads) / np.maximum(np.linalg.norm(ends - quads, axis=2),
+                                             1e-9)[:, :, None]
+    normals = np.stack([-directions[:, :, 1], directions[:, :, 0]], axis=2)
+    outward = np.einsum("nij,nij->ni", normals,
+                        (quads + ends) / 2 - quads.mean(axis=1)[:, None, :]) >= 0
+    normals = np.where(outward[:, :, None], normals, -normals)
+    samples = quads[:, :, None, :] + np.linspace(0.15, 0.85, 24)[None, None, :, None] \
+        * (ends - quads)[:, :, None, :]
     return samples, normals
 
 

@@ -145,6 +145,31 @@ def test_with_a_spread_a_side_takes_a_near_edge_over_a_stronger_far_one() -> Non
     assert abs(nearest[:, 0].min() - 100) < 1.5
 
 
+def test_outlines_refined_together_are_those_refined_one_by_one() -> None:
+    from referee.detection.outlines import gradients, refine_many
+
+    # Cards of three sizes on a busy table, each box a few pixels off and refined with its
+    # own reach and spread: a batch pads the shorter reaches, which must change nothing.
+    rng = np.random.default_rng(4)
+    image = rng.integers(30, 90, (480, 640, 3)).astype(np.uint8)
+    boxes, reaches, spreads = [], [], []
+    for k, (w, h, degrees) in enumerate([(63, 88, 10.0), (95, 132, -35.0), (40, 56, 80.0),
+                                         (70, 98, 0.0)]):
+        cx, cy = 110 + 140 * k, 120 + 80 * (k % 3)
+        cv2.fillConvexPoly(image, np.round(_corners(cx, cy, w, h, degrees)).astype(np.int32),
+                           (200, 190 - 20 * k, 180))
+        boxes.append(_corners(cx + rng.uniform(-4, 4), cy + rng.uniform(-4, 4), w * 1.05,
+                              h * 1.05, degrees + rng.uniform(-3, 3)))
+        reaches.append(0.2 * w)
+        spreads.append(None if k == 3 else 0.1 * w)
+    slopes = gradients(image)
+    together = refine_many(slopes, boxes, reaches, spreads)
+    for box, reach, spread, refined in zip(boxes, reaches, spreads, together, strict=True):
+        assert np.array_equal(refine_many(slopes, [box], [reach], [spread])[0], refined)
+        assert not np.array_equal(refined, box)  # each moved onto its card's edges
+    assert refine_many(slopes, [], [], []) == []
+
+
 def _corners(cx: float, cy: float, w: float, h: float, degrees: float) -> np.ndarray:
     return np.asarray(cv2.boxPoints(((cx, cy), (w, h), degrees)), np.float64)
 
