@@ -555,7 +555,9 @@ def greedy_distinct(quads: Sequence[npt.NDArray[np.float64]], limit: float, *,
     hulls = [_Hull.of(q) for q in quads]
     kept: list[int] = []
     for i, hull in enumerate(hulls):
-        values = (hull.iou(hulls[j]) for j in kept)
+        # (clipped only when their bounding boxes and areas allow as much overlap: a frame's
+        # boxes overlap, but mostly little)
+        values = (hull.iou(hulls[j]) for j in kept if hull.most_iou(hulls[j]) >= limit - 1e-9)
         if not any((v >= limit) if at_limit else (v > limit) for v in values):
             kept.append(i)
     return kept
@@ -591,6 +593,15 @@ class _Hull:
         inter = self.intersection(other)
         union = self.area + other.area - inter
         return inter / union if union > 0 else 0.0
+
+    def most_iou(self, other: _Hull) -> float:
+        """At least ``iou``: the hulls share no more than their bounding boxes do, nor more
+        than the smaller hull."""
+        (l1, t1, r1, b1), (l2, t2, r2, b2) = self.bounds, other.bounds
+        shared = min(max(0.0, min(r1, r2) - max(l1, l2)) * max(0.0, min(b1, b2) - max(t1, t2)),
+                     self.area, other.area)
+        union = self.area + other.area - shared
+        return shared / union if union > 0 else 0.0
 
     def intersection(self, other: _Hull) -> float:
         """The area the two hulls share."""

@@ -858,6 +858,19 @@ def _box(centre: tuple[float, float], size: tuple[float, float], angle: float) -
     return np.asarray(cv2.boxPoints((centre, size, angle)), dtype=np.float64)
 
 
+def test_the_overlap_bound_suppression_skips_by_is_never_below_the_overlap() -> None:
+    from referee.detection.outlines import _Hull
+
+    rng = np.random.default_rng(7)
+    boxes = [_box(tuple(rng.uniform(0, 300, 2)), tuple(rng.uniform(20, 120, 2)),
+                  rng.uniform(0, 180)) for _ in range(60)]
+    hulls = [_Hull.of(box) for box in boxes]
+    pairs = [(a, b) for a in hulls for b in hulls]
+    assert all(a.most_iou(b) >= a.iou(b) - 1e-12 for a, b in pairs)
+    assert sum(a.iou(b) > 0 for a, b in pairs) > 200  # (many overlap)
+    # (that suppression keeps what comparing every pair keeps: the test above)
+
+
 def test_quad_iou_is_exact_for_nearly_equal_boxes() -> None:
     # OpenCV's float32 intersectConvexConvex gave 0.320 for this pair (opencv#22812), so
     # a second outline of one card would have been kept as another card.
