@@ -354,10 +354,22 @@ def _across(slopes: Gradients, points: npt.NDArray[np.float64],
     xs = np.ascontiguousarray(points[..., 0].reshape(-1, columns), dtype=np.float32)
     ys = np.ascontiguousarray(points[..., 1].reshape(-1, columns), dtype=np.float32)
     n = np.asarray(normal, dtype=np.float64)
-    return np.abs(cv2.remap(gx, xs, ys, cv2.INTER_LINEAR).reshape(shape).astype(np.float64)
-                  * n[..., 0]
-                  + cv2.remap(gy, xs, ys, cv2.INTER_LINEAR).reshape(shape).astype(np.float64)
-                  * n[..., 1])
+    return np.abs(_sampled(gx, xs, ys).reshape(shape).astype(np.float64) * n[..., 0]
+                  + _sampled(gy, xs, ys).reshape(shape).astype(np.float64) * n[..., 1])
+
+
+#: OpenCV remaps maps of fewer rows than this (SHRT_MAX); a frame's hundreds of boxes, their
+#: sides sampled at once, may need more.
+MAP_ROWS: Final = 32767
+
+
+def _sampled(plane: npt.NDArray[np.float32], xs: npt.NDArray[np.float32],
+             ys: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """``plane`` at (``xs``, ``ys``), bilinearly (0 beyond it), in maps of under MAP_ROWS
+    rows (each point on its own: the same values however the maps are cut)."""
+    parts = [cv2.remap(plane, xs[k:k + MAP_ROWS - 1], ys[k:k + MAP_ROWS - 1], cv2.INTER_LINEAR)
+             for k in range(0, len(xs), MAP_ROWS - 1)]
+    return np.asarray(parts[0] if len(parts) == 1 else np.concatenate(parts), np.float32)
 
 
 def under_cards(slopes: Gradients, corners: npt.ArrayLike,

@@ -168,6 +168,13 @@ def test_outlines_refined_together_are_those_refined_one_by_one() -> None:
         assert np.array_equal(refine_many(slopes, [box], [reach], [spread])[0], refined)
         assert not np.array_equal(refined, box)  # each moved onto its card's edges
     assert refine_many(slopes, [], [], []) == []
+    # A frame's hundreds of boxes (more sides' samples than OpenCV maps at once) too.
+    many = [box + rng.uniform(-3, 3, (1, 2)) for box in boxes for _ in range(100)]
+    refined = refine_many(slopes, many, [reaches[k // 100] for k in range(400)],
+                          [spreads[k // 100] for k in range(400)])
+    for k in rng.choice(400, 12, replace=False):
+        assert np.array_equal(refine_many(slopes, [many[k]], [reaches[k // 100]],
+                                          [spreads[k // 100]])[0], refined[k])
 
 
 def _corners(cx: float, cy: float, w: float, h: float, degrees: float) -> np.ndarray:
