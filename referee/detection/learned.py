@@ -159,7 +159,7 @@ class CardDetector:
                 running.append(start(session, {name: self._letterbox(view, left, top)}))
             others = meanwhile() if meanwhile is not None else []
         finally:
-            raws = [wait()[0][0] for wait in running]  # each 6 x N
+            raws = _waited(running)
         boxes = decode(np.asarray(raws[0], np.float64), scale, left, top, min_score)
         if mirrored:
             boxes += mirror(decode(np.asarray(raws[1], np.float64), scale, left, top,
@@ -167,6 +167,20 @@ class CardDetector:
         if split:
             boxes += split_merged(boxes)
         return [*(tighten(image, boxes, slopes) if self.refine else boxes), *others]
+
+
+def _waited(running: list[Callable[[], list[Any]]]) -> list[npt.NDArray[Any]]:
+    """The network's raw outputs (6 x N) of each run started (``onnx_model.start``), every
+    run waited for (which frees it) before the first failure, if any, is raised."""
+    raws, failure = [], None
+    for wait in running:
+        try:
+            raws.append(np.asarray(wait()[0][0]))
+        except Exception as error:  # (the other runs still waited for)
+            failure = failure or error
+    if failure is not None:
+        raise failure
+    return raws
 
 
 def mirror(boxes: list[Outline], width: int) -> list[Outline]:
@@ -197,7 +211,8 @@ def tighten(image: Image, boxes: list[Outline],
 
 def _tightened(slopes: Gradients, quads: list[npt.NDArray[np.float64]],
                ) -> list[npt.NDArray[np.float64]]:
-    """Each quad's sides moved onto the edges within REFINE_REACH of its short side."""
+    """Each quad's sides moved onto the edges within REFINE_REACH of its short side (4 px at
+    least), a far edge weighed down by a Gaussian of REFINE_SPREAD of it (2 px at least)."""
     sides = [short_side(corners) for corners in quads]
     return refine_many(slopes, quads, [max(4.0, REFINE_REACH * side) for side in sides],
                        [max(2.0, REFINE_SPREAD * side) for side in sides])

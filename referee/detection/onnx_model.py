@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import threading
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -26,8 +27,9 @@ DETECTOR_RUNTIMES: Final = ("auto", "onnxruntime", "openvino")
 #: ``referee detect --runtime`` and ``CardDetector(runtime=...)`` go before it).
 RUNTIME_ENV: Final = "REFEREE_DETECTOR_RUNTIME"
 #: ``referee detect`` runs the card detector twice a frame (on the picture and on it turned
-#: left to right): OpenVINO runs both at once, each on one of two threads (two passes in
-#: 26-27 ms against 31-32 in turn, session 37), while the shape finder works.
+#: left to right): OpenVINO runs both at once, each on half the threads (two passes in
+#: 26-27 ms against 31-32 in turn on 2 threads, session 37, models/README.md), while the
+#: shape finder works. (A pass run alone then has half the threads: 26 ms against 16.)
 DETECTOR_PASSES: Final = 2
 
 
@@ -172,7 +174,7 @@ class OpenVinoSession:
                                [d.get_length() if d.is_static else None
                                 for d in port.get_partial_shape()])
                         for port in compiled.inputs]
-        self._outputs = len(compiled.outputs)
+        self._output_count = len(compiled.outputs)
         # Its requests not running now, each run by one caller at a time (a run started
         # when none is free gets a new one: a caller may start its runs before it waits
         # for any, and callers in other threads then never wait on each other's).
@@ -189,8 +191,8 @@ class OpenVinoSession:
 
     def start(self, feeds: dict[str, Any]) -> Callable[[], list[Any]]:
         """The model set to run on ``feeds``, and what waits for its outputs (copies: the
-        request runs other inputs after). Call that once, also when the work done
-        meanwhile fails: it frees the request."""
+        request runs other inputs after). Call that also when the work done meanwhile
+        fails: the first call frees the request (a second gives the same outputs)."""
         try:
             request = self._idle.get_nowait()
         except queue.Empty:
@@ -201,12 +203,20 @@ class OpenVinoSession:
             self._idle.put(request)
             raise
 
+        outputs: list[Any] = []
+        freed = threading.Event()
+
         def wait() -> list[Any]:
-            try:
-                request.wait()
-                return [np.array(request.get_output_tensor(k).data)
-                        for k in range(self._outputs)]
-            finally:
-                self._idle.put(request)
+            if not freed.is_set():
+                freed.set()
+                try:
+                    request.wait()
+                    outputs.extend(np.array(request.get_output_tensor(k).data)
+                                   for k in range(self._output_count))
+                finally:
+                    self._idle.put(request)
+            if len(outputs) < self._output_count:
+                raise RuntimeError("OpenVINO's run failed (as said when first waited for)")
+            return outputs
 
         return wait

@@ -254,7 +254,8 @@ def refine_edges(slopes: Gradients, corners: npt.NDArray[np.float64],
 def refine_many(slopes: Gradients, quads: Sequence[npt.ArrayLike], reaches: Sequence[float],
                 spreads: Sequence[float | None]) -> list[npt.NDArray[np.float64]]:
     """``refine_edges`` of each quad, with its own reach and spread: the same corners, the
-    gradients of all sampled at once (a frame's dozens of detector boxes)."""
+    gradients of all sampled at once (a frame's dozens or hundreds of detector boxes; each
+    sampled as far as the farthest reach among them, which its choice leaves out)."""
     out = []
     for corners, found, reach in zip(quads, edge_lines_many(slopes, quads, reaches, spreads),
                                      reaches, strict=True):
@@ -314,7 +315,7 @@ def edge_lines_many(slopes: Gradients, quads: Sequence[npt.ArrayLike],
     peaks = np.where(shown, across, -1.0).max(axis=3)
     # each side's median over its own offsets (the padded ones sorted last)
     ordered = np.sort(np.where(shown, across, np.inf).reshape(len(quads), 4, -1), axis=2)
-    counts = np.array([24 * len(r) for r in ranges])[:, None, None]
+    counts = np.array([samples.shape[2] * len(r) for r in ranges])[:, None, None]
     middle = (np.take_along_axis(ordered, (counts - 1) // 2, axis=2)
               + np.take_along_axis(ordered, counts // 2, axis=2)) / 2
     strong_all = peaks > 4 * middle + 1e-3
@@ -561,9 +562,10 @@ def greedy_distinct(quads: Sequence[npt.NDArray[np.float64]], limit: float, *,
     """Indices of the 4-corner outlines ``quads`` (best first), each kept unless it overlaps
     one kept before it by more than ``limit`` (intersection over union of their convex
     hulls: a card is convex, and a quad whose sides cross has no area of its own;
-    ``at_limit``: or exactly that much). Only outlines whose bounding boxes meet are
-    compared, by clipping one convex hull to the other (a frame's detector boxes may number
-    a hundred before suppression; shapely's overlay took 0.1 ms a pair)."""
+    ``at_limit``: or exactly that much). Only outlines whose bounding boxes and areas allow
+    that much overlap (``_Hull.most_iou``) are compared, by clipping one convex hull to the
+    other (a frame's detector boxes may number a hundred before suppression; shapely's
+    overlay took 0.1 ms a pair)."""
     hulls = [_Hull.of(q) for q in quads]
     kept: list[int] = []
     for i, hull in enumerate(hulls):
@@ -607,8 +609,8 @@ class _Hull:
         return inter / union if union > 0 else 0.0
 
     def most_iou(self, other: _Hull) -> float:
-        """At least ``iou``: the hulls share no more than their bounding boxes do, nor more
-        than the smaller hull."""
+        """At least ``iou`` (up to rounding): the hulls share no more than their bounding
+        boxes do, nor more than the smaller hull."""
         (l1, t1, r1, b1), (l2, t2, r2, b2) = self.bounds, other.bounds
         shared = min(max(0.0, min(r1, r2) - max(l1, l2)) * max(0.0, min(b1, b2) - max(t1, t2)),
                      self.area, other.area)

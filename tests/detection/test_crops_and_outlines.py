@@ -868,7 +868,8 @@ def test_the_overlap_bound_suppression_skips_by_is_never_below_the_overlap() -> 
     pairs = [(a, b) for a in hulls for b in hulls]
     assert all(a.most_iou(b) >= a.iou(b) - 1e-12 for a, b in pairs)
     assert sum(a.iou(b) > 0 for a, b in pairs) > 200  # (many overlap)
-    # (that suppression keeps what comparing every pair keeps: the test above)
+    # (that suppression keeps what comparing every pair keeps:
+    # test_greedy_distinct_keeps_what_comparing_every_pair_keeps)
 
 
 def test_quad_iou_is_exact_for_nearly_equal_boxes() -> None:

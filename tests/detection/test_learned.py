@@ -172,7 +172,8 @@ def test_outlines_refined_together_are_those_refined_one_by_one() -> None:
     many = [box + rng.uniform(-3, 3, (1, 2)) for box in boxes for _ in range(100)]
     refined = refine_many(slopes, many, [reaches[k // 100] for k in range(400)],
                           [spreads[k // 100] for k in range(400)])
-    for k in rng.choice(400, 12, replace=False):
+    for k in [341, *rng.choice(400, 12, replace=False)]:  # (341: its sides' samples
+        # straddle the first map's end)
         assert np.array_equal(refine_many(slopes, [many[k]], [reaches[k // 100]],
                                           [spreads[k // 100]])[0], refined[k])
 

@@ -113,6 +113,9 @@ def test_openvino_runs_started_before_any_is_waited_for_give_each_its_own_output
         for one, other in zip(alone, together, strict=True):
             assert np.array_equal(one, other)
         assert not np.array_equal(together[0], together[1])
+        # Waited for again, a run gives its outputs again and frees its request once only.
+        assert np.array_equal(waits[0]()[0], together[0])
+        assert session._idle.qsize() == len(batches)
 
 
 def test_the_detector_gives_the_outlines_found_meanwhile_last_and_recovers_when_that_fails(
@@ -134,6 +137,8 @@ def test_the_detector_gives_the_outlines_found_meanwhile_last_and_recovers_when_
 
         with pytest.raises(ValueError, match="shape finder"):
             detector.find(frame, mirrored=True, meanwhile=fails)
+        if runtime == "openvino":  # both its runs were waited for, and so freed
+            assert detector._session._idle.qsize() == onnx_model.DETECTOR_PASSES
         again = detector.find(frame, mirrored=True)  # and it finds as before
         assert [o.score for o in again] == [o.score for o in plain]
 
