@@ -18,7 +18,6 @@ enough is reported as ``??``.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -46,7 +45,13 @@ from referee.detection.crops import (
     order_corners,
     short_side,
 )
-from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
+from referee.detection.onnx_model import (
+    MODELS_DIR,
+    ModelMissingError,
+    cores,
+    cpu_session,
+    read_meta,
+)
 
 __all__ = ["MODELS_DIR", "CardIdentifier", "CardReading", "CardVerifier", "ModelMissingError"]
 
@@ -181,13 +186,6 @@ def _as_is(crop: Image) -> tuple[Image]:
     return (crop,)
 
 
-def _cores() -> int:
-    """The cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def suited(code: str) -> bool:
     """Whether a card code names a face-up card of the four suits (not a joker, a back, `??`)."""
     return len(code) == 2 and code[0] in RANKS and code[1] in SUITS
@@ -230,7 +228,7 @@ class _Classifier:
         self.threads = threads
         # Split only batches for one-thread sessions: a session given more threads
         # already uses the cores.
-        self.workers = max(1, min(MAX_WORKERS, _cores())) if threads == 1 else 1
+        self.workers = max(1, min(MAX_WORKERS, cores())) if threads == 1 else 1
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self.members = [model.parent / name for name in self.meta.get("members", [])]

@@ -53,6 +53,13 @@ def read_meta(model: Path, what: str) -> dict[str, Any]:
     return meta
 
 
+def cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def cpu_session(model: Path, threads: int) -> Any:
     """An onnxruntime session on the CPU with ``threads`` threads inside each operator."""
     import onnxruntime  # imported on first use: a replay without cards never needs it

@@ -178,6 +178,37 @@ def test_outlines_refined_together_are_those_refined_one_by_one() -> None:
                                           [spreads[k // 100]])[0], refined[k])
 
 
+def test_a_frame_s_boxes_tightened_half_on_another_thread_are_those_tightened_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import referee.detection.learned as learned
+
+    rng = np.random.default_rng(9)
+    image = rng.integers(30, 90, (400, 700, 3)).astype(np.uint8)
+    boxes = []
+    for k in range(learned.SPLIT_TIGHTEN + 3):
+        cx, cy, w = 60 + 55 * k, 200 + 60 * (k % 3 - 1), 40 + 5 * k
+        cv2.fillConvexPoly(image, np.round(_corners(cx, cy, w, w * 1.4, 7.0 * k)
+                                           ).astype(np.int32), (210, 200, 190))
+        boxes.append(Outline(_corners(cx + 2, cy - 2, w * 1.05, w * 1.45, 7.0 * k + 2), 0.5,
+                             learned=True))
+    slopes = gradients(image)
+    submitted: list[int] = []
+
+    class _Counts(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+            submitted.append(len(args[1]))
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(learned, "_helper", lambda: _Counts(1))
+    together = learned.tighten(image, boxes, slopes)
+    assert submitted == [len(boxes) - len(boxes) // 2]  # half on the other thread
+    assert all(o.box is b.corners for o, b in zip(together, boxes, strict=True))
+    for box, outline in zip(boxes, together, strict=True):
+        assert np.array_equal(learned.tighten(image, [box], slopes)[0].corners, outline.corners)
+
+
 def _corners(cx: float, cy: float, w: float, h: float, degrees: float) -> np.ndarray:
     return np.asarray(cv2.boxPoints(((cx, cy), (w, h), degrees)), np.float64)
 
