@@ -71,15 +71,15 @@ LETTERBOX_GREY: Final = 114
 #: side (a far edge must be stronger). Chosen on held-out frames, models/README.md.
 REFINE_REACH: Final = 0.2
 REFINE_SPREAD: Final = 0.1
-#: The detector's boxes are larger than the cards they outline (the least rectangle round a
-#: card seen in perspective is larger than it): on validation-design frames the median box
-#: is 3.5% wider and 5.8% longer than its card (on the real photos the boxes of cards lying
-#: apart are 6% larger too). ``polish`` tightens a box so shrunk about its centre as well.
 #: ``tighten`` moves half of a frame's boxes (from this many) onto their edges on a thread of
 #: its own beside the caller's: OpenCV's remaps and line fits and numpy's sorts let go of the
 #: interpreter, so on 2 cores 27 boxes took 23 ms instead of 32 (the same outlines; session
 #: 37, models/README.md).
 SPLIT_TIGHTEN: Final = 8
+#: The detector's boxes are larger than the cards they outline (the least rectangle round a
+#: card seen in perspective is larger than it): on validation-design frames the median box
+#: is 3.5% wider and 5.8% longer than its card (on the real photos the boxes of cards lying
+#: apart are 6% larger too). ``polish`` tightens a box so shrunk about its centre as well.
 BOX_SHORT_SCALE: Final = 1 / 1.035
 BOX_LONG_SCALE: Final = 1 / 1.058
 
