@@ -211,17 +211,19 @@ class OpenVinoSession:
             raise
 
         outputs: list[Any] = []
-        freed = threading.Event()
+        waited: list[bool] = []
+        lock = threading.Lock()  # (waited for by two threads at once, it is freed once)
 
         def wait() -> list[Any]:
-            if not freed.is_set():
-                freed.set()
-                try:
-                    request.wait()
-                    outputs.extend(np.array(request.get_output_tensor(k).data)
-                                   for k in range(self._output_count))
-                finally:
-                    self._idle.put(request)
+            with lock:
+                if not waited:
+                    waited.append(True)
+                    try:
+                        request.wait()
+                        outputs.extend(np.array(request.get_output_tensor(k).data)
+                                       for k in range(self._output_count))
+                    finally:
+                        self._idle.put(request)
             if len(outputs) < self._output_count:
                 raise RuntimeError("OpenVINO's run failed (as said when first waited for)")
             return outputs
