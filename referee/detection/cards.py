@@ -123,6 +123,11 @@ SUIT_BAND_WEIGHT: Final = 1.0
 #: card detector's).
 MAX_WORKERS: Final = 4
 SPLIT_BATCH: Final = 8
+#: Cutting a card's whole face (a warp of the card at 4 px/mm, then scaled down: 1.05 ms)
+#: costs about as much as cutting this many index crops (0.36 ms each): a batch of faces is
+#: split among the cores from 2 * SPLIT_BATCH / FACE_CUT_COST = 4 faces on (the verifier's
+#: 9 faces a frame were cut in turn, one core waiting, session 38).
+FACE_CUT_COST: Final = 4
 #: How many next likeliest card codes a reading keeps (the tracker may need one when the
 #: likeliest is a card already on the table).
 ALTERNATIVES: Final = 3
@@ -251,11 +256,13 @@ class _Classifier:
         return self.cut_and_read(crops, _as_is, member)[1]
 
     def cut_and_read(self, items: Sequence[_Item], cut: Callable[[_Item], tuple[Image, ...]],
-                     member: int = 0, *, each: int = 1,
+                     member: int = 0, *, each: int = 1, cost: int | None = None,
                      ) -> tuple[list[tuple[Image, ...]], npt.NDArray[np.float32]]:
         """The crops ``cut`` makes of each item (``each`` crops an item), and their class
         probabilities (a row per crop, in order), by the model (0) or one of its members
-        (1...)."""
+        (1...). ``cost``: what cutting an item costs, in index crops (by default ``each``;
+        FACE_CUT_COST for a card's whole face), to tell whether the batch is worth
+        splitting among the cores."""
         session = self._sessions[member]
         name = session.get_inputs()[0].name
 
@@ -270,7 +277,7 @@ class _Classifier:
         # the cores, each part cut and run by a one-thread session at once (onnxruntime and
         # OpenCV's warps let go of the GIL: cutting the corners of 80 outlines took 21 ms in
         # one thread, 12 in two); a small one is not worth the hand-over.
-        parts = min(self.workers, len(items) * each // SPLIT_BATCH)
+        parts = min(self.workers, len(items) * (each if cost is None else cost) // SPLIT_BATCH)
         if parts < 2:
             return run(items)
         pool = self._workers()
@@ -351,7 +358,8 @@ class CardVerifier:
             return []
         column = self._model.classes.index("not_card")
         _, read = self._model.cut_and_read(
-            outlines, lambda o: (face_crop(image, np.asarray(o, np.float64).reshape(4, 2)),))
+            outlines, lambda o: (face_crop(image, np.asarray(o, np.float64).reshape(4, 2)),),
+            cost=FACE_CUT_COST)
         return [float(p[column]) for p in read]
 
 
@@ -467,7 +475,8 @@ class CardIdentifier:
             return tuple(band for band, on in zip(cuts[i].bands(), use, strict=True) if on)
 
         columns = [self._suit.classes.index(suit) for suit in SUITS]
-        bands, read = self._suit.cut_and_read(chosen, named, each=2)
+        # (a card's first band cut warps its whole face: ``_Cut.flat``)
+        bands, read = self._suit.cut_and_read(chosen, named, each=2, cost=FACE_CUT_COST)
         starts = np.cumsum([0, *(len(pair) for pair in bands)])
         return {i: read[start:end, columns]
                 for (i, _), start, end in zip(chosen, starts[:-1], starts[1:], strict=True)}

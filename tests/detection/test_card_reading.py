@@ -376,6 +376,40 @@ def test_crops_cut_in_parts_among_cores_come_back_in_order(identifier: CardIdent
     np.testing.assert_allclose(index.probabilities([items[3][1]])[0], split[4], atol=1e-5)
 
 
+def test_a_few_faces_are_cut_among_the_cores_and_read_as_in_one_batch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A whole face costs FACE_CUT_COST index crops to cut: the verifier's four faces are
+    # split among the cores (where 4 index crops are not), and read as in one batch.
+    from referee.detection import cards as cards_module
+    from referee.detection.cards import FACE_CUT_COST, SPLIT_BATCH, CardVerifier
+
+    assert 4 * FACE_CUT_COST >= 2 * SPLIT_BATCH > 4
+    verifier = CardVerifier(threads=1)
+    model = verifier._model
+    model.workers = 2
+    rng = np.random.default_rng(7)
+    image = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    outlines = [np.array([[40, 40], [140, 40], [140, 180], [40, 180]], float),
+                np.array([[220, 60], [330, 70], [320, 220], [210, 210]], float),
+                np.array([[60, 120], [200, 110], [205, 210], [65, 220]], float),
+                np.array([[250, 20], [390, 30], [385, 130], [245, 125]], float)]
+    cutters: list[str] = []
+    face_crop = cards_module.face_crop
+
+    def recorded(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        cutters.append(threading.current_thread().name)
+        return face_crop(image, corners)
+
+    monkeypatch.setattr(cards_module, "face_crop", recorded)
+    split = verifier.not_card(image, outlines)
+    assert len(cutters) == 4 and threading.main_thread().name not in cutters
+    cutters.clear()
+    monkeypatch.setattr(cards_module, "FACE_CUT_COST", 1)  # as cheap as an index crop
+    whole = verifier.not_card(image, outlines)
+    assert cutters == [threading.main_thread().name] * 4
+    np.testing.assert_allclose(split, whole, atol=1e-6)
+
+
 def test_an_index_corner_beyond_the_picture_reads_as_nothing_and_decides_nothing(
         identifier: CardIdentifier, monkeypatch: pytest.MonkeyPatch) -> None:
     # A card reaching 100 px above a 300 x 400 picture: its top index corner is the
