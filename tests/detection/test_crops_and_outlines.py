@@ -800,6 +800,22 @@ def test_a_card_outlined_twice_one_outline_inside_the_other_is_one_card(
         assert np.ptp(np.array(found.cards[0].corners)[:, 0]) == pytest.approx(width)
 
 
+@pytest.mark.parametrize(("part", "box", "kept"), [
+    (("JK", 0.8), _rect(110, 150, 100, 100), ["QH"]),       # its court picture read as a joker
+    (("JK", 0.99), _rect(110, 150, 100, 100), ["JK", "QH"]),  # read surer than the card
+    (("??", 0.45), _rect(110, 150, 100, 100), ["QH"]),      # unread, in the picture too
+    (("7S", 0.8), _rect(110, 190, 100, 100), ["7S", "QH"]),  # a fifth of it beyond the card
+])
+def test_part_of_a_card_outlined_inside_it_is_no_card_of_its_own(
+        part: tuple[str, float], box: np.ndarray, kept: list[str]) -> None:
+    image = np.full((600, 900, 3), 90, np.uint8)
+    whole = _rect(100, 100, 126, 176)
+    width = int(np.ptp(box[:, 0]))
+    reader = _ReadsBy({126: ("QH", 0.95), width: part})
+    found = detect(image, reader, _FindsThese([whole, box]), shapes_too=False)  # type: ignore[arg-type]
+    assert sorted(c.card for c in found.cards) == sorted(kept)
+
+
 def test_detect_reports_what_shows_of_a_card_another_lies_on() -> None:
     image, quads, visible = _pair("QS", "7H")
     found = detect(image, _ReadsAs("QS", 0.99), _FindsThese(quads),  # type: ignore[arg-type]
@@ -1155,12 +1171,13 @@ def test_a_card_the_edge_cuts_stays_whole_when_the_detector_boxed_the_part_shown
 @pytest.mark.parametrize(("down", "kept"), [(0, ["QH"]), (30, ["??", "QH"])])
 def test_an_unread_part_of_a_card_at_the_picture_s_edge_goes_with_the_card(
         down: int, kept: list[str]) -> None:
-    # The part of a card the picture's edge cuts, read ??, inside the card outlined whole
-    # (beyond the edge) and read: one card. Lying inside the picture, it may be a card.
+    # The part of a card the picture's edge cuts, read ??, mostly inside the card outlined
+    # whole (beyond the edge) and read: one card. Lying inside the picture, it may be a card.
+    # (It reaches 10 px beyond the card: no part of it drawn again, ``_fragments``.)
     image = np.full((300, 400, 3), (40, 90, 40), np.uint8)
-    part = np.array([[150, down], [250, down + 8], [250, down + 60], [150, down + 60]], float)
+    part = np.array([[150, down], [250, down + 8], [250, down + 70], [150, down + 70]], float)
     whole = _rect(150, down - 80, 100, 140)
-    reader = _ReadsBy({60: ("??", 0.45), 140: ("QH", 0.95)}, axis=1)
+    reader = _ReadsBy({70: ("??", 0.45), 140: ("QH", 0.95)}, axis=1)
     found = detect(image, reader, _FindsThese([whole, part]), shapes_too=False)  # type: ignore[arg-type]
     assert sorted(c.card for c in found.cards) == kept
 
