@@ -60,11 +60,11 @@ SPLIT_SURE: Final = 0.97
 #: Two outlines read as the same face-up card, the smaller lying at least this share inside
 #: the other, are one card outlined twice (``_one_of_each``).
 SAME_CARD_INSIDE: Final = 0.8
-#: An outline lying at least FRAGMENT_INSIDE inside another, at most FRAGMENT_AREA of its
-#: area, is part of that card outlined again (half of it, its court picture read as a joker)
-#: when the other is read at least as surely, and holds no other such outline apart from it:
-#: cards are one size, and one lying on another is as large in the picture (``_fragments``,
-#: session 38, models/README.md).
+#: An outline read as a card lying at least FRAGMENT_INSIDE inside another, at most
+#: FRAGMENT_AREA of its area, is part of that card outlined again (half of it, its court
+#: picture read as a joker) when the other is read at least as surely and holds no other
+#: such outline apart from it: cards are one size, and one lying on another is as large in
+#: the picture (``_fragments``, session 38, models/README.md).
 FRAGMENT_INSIDE: Final = 0.9
 FRAGMENT_AREA: Final = 0.7
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
@@ -265,7 +265,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         shown = [keep and not part and not (word and card == UNSURE) for keep, part, word, (card, _)
                  in zip(shown, parts, on_word, readings, strict=True)]
         # Part of a card outlined again inside its whole outline is no card of its own.
-        shown = _fragments(corners, [confidence for _, confidence in readings], shown)
+        shown = _fragments(corners, readings, shown)
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
         readings = [readings[i] for i in kept]
@@ -376,13 +376,14 @@ def _parts(corners: Sequence[npt.NDArray[np.float64]], cards: Sequence[str],
         for i, card in enumerate(cards)]
 
 
-def _fragments(corners: Sequence[npt.NDArray[np.float64]], confidences: Sequence[float],
-               kept: Sequence[bool]) -> list[bool]:
-    """``kept`` less the outlines that lie at least FRAGMENT_INSIDE inside another kept one
-    at most FRAGMENT_AREA of its area, read at least as surely (``confidences``); not when
-    another outline lies so inside that one too, overlapping this one by less than half of
-    the smaller: the bigger outline then holds two cards (two side by side outlined as one,
-    whose corners may read as a back)."""
+def _fragments(corners: Sequence[npt.NDArray[np.float64]],
+               readings: Sequence[tuple[str, float]], kept: Sequence[bool]) -> list[bool]:
+    """``kept`` less the outlines read as a card (not ``??``: a card under another, the
+    other outlined with it as one, reads so) that lie at least FRAGMENT_INSIDE inside
+    another kept one at most FRAGMENT_AREA of its area, read at least as surely
+    (``readings``); not when another outline lies so inside that one too, overlapping this
+    one by less than half of the smaller: the bigger outline then holds two cards (two side
+    by side outlined as one, whose corners may read as a back)."""
     shapes = [Polygon(c).buffer(0) for c in corners]
 
     def inside(i: int, j: int) -> bool:
@@ -393,10 +394,10 @@ def _fragments(corners: Sequence[npt.NDArray[np.float64]], confidences: Sequence
 
     def apart(i: int, k: int) -> bool:
         a, b = shapes[i], shapes[k]
-        return a.intersection(b).area < 0.5 * min(a.area, b.area)
+        return bool(a.intersection(b).area < 0.5 * min(a.area, b.area))
 
     def part_of(i: int, j: int) -> bool:
-        return (confidences[j] >= confidences[i] and inside(i, j)
+        return (readings[i][0] != UNSURE and readings[j][1] >= readings[i][1] and inside(i, j)
                 and not any(k != i and inside(k, j) and apart(i, k) for k in range(len(kept))))
 
     return [keep and not any(part_of(i, j) for j in range(len(kept)))

@@ -803,7 +803,7 @@ def test_a_card_outlined_twice_one_outline_inside_the_other_is_one_card(
 @pytest.mark.parametrize(("part", "box", "kept"), [
     (("JK", 0.8), _rect(110, 150, 100, 100), ["QH"]),       # its court picture read as a joker
     (("JK", 0.99), _rect(110, 150, 100, 100), ["JK", "QH"]),  # read surer than the card
-    (("??", 0.45), _rect(110, 150, 100, 100), ["QH"]),      # unread, in the picture too
+    (("??", 0.45), _rect(110, 150, 100, 100), ["??", "QH"]),  # unread: it may be a card under
     (("7S", 0.8), _rect(110, 190, 100, 100), ["7S", "QH"]),  # a fifth of it beyond the card
 ])
 def test_part_of_a_card_outlined_inside_it_is_no_card_of_its_own(
@@ -1171,13 +1171,12 @@ def test_a_card_the_edge_cuts_stays_whole_when_the_detector_boxed_the_part_shown
 @pytest.mark.parametrize(("down", "kept"), [(0, ["QH"]), (30, ["??", "QH"])])
 def test_an_unread_part_of_a_card_at_the_picture_s_edge_goes_with_the_card(
         down: int, kept: list[str]) -> None:
-    # The part of a card the picture's edge cuts, read ??, mostly inside the card outlined
-    # whole (beyond the edge) and read: one card. Lying inside the picture, it may be a card.
-    # (It reaches 10 px beyond the card: no part of it drawn again, ``_fragments``.)
+    # The part of a card the picture's edge cuts, read ??, inside the card outlined whole
+    # (beyond the edge) and read: one card. Lying inside the picture, it may be a card.
     image = np.full((300, 400, 3), (40, 90, 40), np.uint8)
-    part = np.array([[150, down], [250, down + 8], [250, down + 70], [150, down + 70]], float)
+    part = np.array([[150, down], [250, down + 8], [250, down + 60], [150, down + 60]], float)
     whole = _rect(150, down - 80, 100, 140)
-    reader = _ReadsBy({70: ("??", 0.45), 140: ("QH", 0.95)}, axis=1)
+    reader = _ReadsBy({60: ("??", 0.45), 140: ("QH", 0.95)}, axis=1)
     found = detect(image, reader, _FindsThese([whole, part]), shapes_too=False)  # type: ignore[arg-type]
     assert sorted(c.card for c in found.cards) == kept
 
