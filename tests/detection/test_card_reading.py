@@ -432,9 +432,9 @@ def test_an_index_corner_beyond_the_picture_reads_as_nothing_and_decides_nothing
     banded: list[tuple[int, tuple[bool, bool]]] = []
     read_bands = suit.cut_and_read
 
-    def recorded(items, cut, member=0, *, each=1):  # type: ignore[no-untyped-def]
+    def recorded(items, cut, member=0, **given):  # type: ignore[no-untyped-def]
         banded.extend(items)
-        return read_bands(items, cut, member, each=each)
+        return read_bands(items, cut, member, **given)
 
     monkeypatch.setattr(suit, "cut_and_read", recorded)
     confirmed = identifier.confirm(quick, [True, True], ensemble=True,
