@@ -24,7 +24,7 @@ from referee.detection.cards import (
 )
 from referee.detection.corners import CornerModel
 from referee.detection.crops import short_side
-from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector, polish
+from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector, polish_many
 from referee.detection.outlines import (
     SAME_CARD_IOU,
     Gradients,
@@ -214,7 +214,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # model reads the card's corners round it (``_cornered``). The card is identified
         # again there, and the outline kept unless it reads another card less surely (then
         # as it was before both).
-        polished = [polish(slopes, outlines[i]) for i in chosen]
+        polished = polish_many(slopes, [outlines[i] for i in chosen])
         if corner_model is not None:
             polished = _cornered(image, corner_model, polished)
         moved = [k for k, i in enumerate(chosen) if polished[k] is not outlines[i]]

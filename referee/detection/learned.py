@@ -8,7 +8,7 @@ corners, overlapping boxes suppressed), so the runtime needs neither torch nor u
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import cache, cached_property
@@ -71,10 +71,10 @@ LETTERBOX_GREY: Final = 114
 #: side (a far edge must be stronger). Chosen on held-out frames, models/README.md.
 REFINE_REACH: Final = 0.2
 REFINE_SPREAD: Final = 0.1
-#: ``tighten`` moves half of a frame's boxes (from this many) onto their edges on a thread of
-#: its own beside the caller's: OpenCV's remaps and line fits and numpy's sorts let go of the
-#: interpreter, so on 2 cores 27 boxes took 23 ms instead of 32 (the same outlines; session
-#: 37, models/README.md).
+#: ``tighten`` (and ``polish_many``) moves half of a frame's boxes (from this many) onto
+#: their edges on a thread of its own beside the caller's: OpenCV's remaps and line fits and
+#: numpy's sorts let go of the interpreter, so on 2 cores 27 boxes took 23 ms instead of 32
+#: (the same outlines; session 37, models/README.md).
 SPLIT_TIGHTEN: Final = 8
 #: The detector's boxes are larger than the cards they outline (the least rectangle round a
 #: card seen in perspective is larger than it): on validation-design frames the median box
@@ -211,7 +211,14 @@ def tighten(image: Image, boxes: list[Outline],
         return boxes
     if slopes is None:
         slopes = gradients(image)
-    quads = [b.corners for b in boxes]
+    tightened = _shared(slopes, [b.corners for b in boxes])
+    return [Outline(corners, b.score, b.learned, b.split, box=b.corners)
+            for b, corners in zip(boxes, tightened, strict=True)]
+
+
+def _shared(slopes: Gradients, quads: list[npt.NDArray[np.float64]],
+            ) -> list[npt.NDArray[np.float64]]:
+    """``_tightened``, from SPLIT_TIGHTEN quads on half of them on a thread of its own."""
     helper = _helper() if len(quads) >= SPLIT_TIGHTEN else None
     half = len(quads) // 2
     try:
@@ -219,11 +226,8 @@ def tighten(image: Image, boxes: list[Outline],
     except RuntimeError:  # no new work taken while the interpreter shuts down
         other = None
     if other is None:
-        tightened = _tightened(slopes, quads)
-    else:
-        tightened = _tightened(slopes, quads[:half]) + other.result()
-    return [Outline(corners, b.score, b.learned, b.split, box=b.corners)
-            for b, corners in zip(boxes, tightened, strict=True)]
+        return _tightened(slopes, quads)
+    return _tightened(slopes, quads[:half]) + other.result()
 
 
 @cache
@@ -246,12 +250,21 @@ def polish(slopes: Gradients, outline: Outline) -> Outline:
     size first (``shrunk``), whichever lies on stronger edges (``edge_support``). ``referee
     detect`` polishes only the outlines it keeps: polished before the choice, outlines of
     napkins and newspapers read as cards (real photos, models/README.md)."""
-    if outline.box is None:
-        return outline
-    other = _tightened(slopes, [shrunk(outline.box)])[0]
-    if edge_support(slopes, other) > edge_support(slopes, outline.corners):
-        return replace(outline, corners=other)
-    return outline
+    return polish_many(slopes, [outline])[0]
+
+
+def polish_many(slopes: Gradients, outlines: Sequence[Outline]) -> list[Outline]:
+    """Each outline ``polish``ed, the shrunk boxes' sides sampled at once (``refine_many``),
+    as ``tighten`` shares them between the cores."""
+    boxed = [(k, outline.box) for k, outline in enumerate(outlines) if outline.box is not None]
+    out = list(outlines)
+    if not boxed:
+        return out
+    others = _shared(slopes, [shrunk(box) for _, box in boxed])
+    for (k, _), other in zip(boxed, others, strict=True):
+        if edge_support(slopes, other) > edge_support(slopes, outlines[k].corners):
+            out[k] = replace(outlines[k], corners=other)
+    return out
 
 
 def shrunk(corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

@@ -18,6 +18,7 @@ from referee.detection.learned import (
     decode,
     mirror,
     polish,
+    polish_many,
     shrunk,
     split_merged,
     tighten,
@@ -127,6 +128,23 @@ def test_polish_takes_the_outline_of_the_shrunk_box_when_it_lies_on_the_edges() 
     assert polish(slopes, kept) is kept
     boxless = Outline(astray, 0.7)
     assert polish(slopes, boxless) is boxless
+
+
+def test_outlines_polished_together_are_those_polished_one_by_one() -> None:
+    image, card = _white_card()
+    slopes = gradients(image)
+    box = _corners(320.0, 240.0, 126.0 * 1.035, 176.0 * 1.058, 20.0)
+    outlines = [Outline(_corners(326.0, 236.0, 140.0, 150.0, 24.0), 0.7, learned=True, box=box),
+                Outline(card, 0.7, learned=True, box=_corners(320.0, 240.0, 90.0, 130.0, 20.0)),
+                Outline(card, 0.4),  # no box
+                Outline(_corners(300.0, 250.0, 120.0, 170.0, 10.0), 0.6, learned=True, box=box)]
+    together = polish_many(slopes, outlines)
+    alone = [polish(slopes, outline) for outline in outlines]
+    assert [o is p for o, p in zip(together, outlines, strict=True)] == [
+        o is p for o, p in zip(alone, outlines, strict=True)] == [False, True, True, False]
+    for a, b in zip(together, alone, strict=True):
+        np.testing.assert_array_equal(a.corners, b.corners)
+    assert polish_many(slopes, []) == []
 
 
 def test_with_a_spread_a_side_takes_a_near_edge_over_a_stronger_far_one() -> None:
