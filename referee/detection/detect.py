@@ -10,7 +10,7 @@ from typing import Any, Final
 import cv2
 import numpy as np
 import numpy.typing as npt
-from shapely.geometry import Polygon
+from shapely.geometry import MultiPoint, Polygon
 
 from referee.cards import BACK_CODE
 from referee.detection.cards import (
@@ -62,9 +62,9 @@ SPLIT_SURE: Final = 0.97
 SAME_CARD_INSIDE: Final = 0.8
 #: An outline read as a card lying at least FRAGMENT_INSIDE inside another, at most
 #: FRAGMENT_AREA of its area, is part of that card outlined again (half of it, its court
-#: picture read as a joker) when the other is read at least as surely and holds no other
-#: such outline apart from it: cards are one size, and one lying on another is as large in
-#: the picture (``_fragments``, session 38, models/README.md).
+#: picture read as a joker) when the other is read at least as surely, not as a back, and
+#: holds no other such outline apart from it: cards are one size, and one lying on another
+#: is as large in the picture (``_fragments``, session 38, models/README.md).
 FRAGMENT_INSIDE: Final = 0.9
 FRAGMENT_AREA: Final = 0.7
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
@@ -381,27 +381,27 @@ def _fragments(corners: Sequence[npt.NDArray[np.float64]],
     """``kept`` less the outlines read as a card (not ``??``: a card under another, the
     other outlined with it as one, reads so) that lie at least FRAGMENT_INSIDE inside
     another kept one at most FRAGMENT_AREA of its area, read at least as surely
-    (``readings``); not when another outline lies so inside that one too, overlapping this
-    one by less than half of the smaller: the bigger outline then holds two cards (two side
-    by side outlined as one, whose corners may read as a back)."""
-    shapes = [Polygon(c).buffer(0) for c in corners]
-
-    def inside(i: int, j: int) -> bool:
-        small, big = shapes[i], shapes[j]
-        return (kept[i] and kept[j] and i != j and small.area > 0
-                and small.area <= FRAGMENT_AREA * big.area
-                and small.intersection(big).area >= FRAGMENT_INSIDE * small.area)
+    (``readings``) and not as a back (a back outlined with a card it lies on reads so);
+    not when another outline lies so inside that one too, overlapping this one by less
+    than half of the smaller: the bigger outline then holds two cards (two side by side
+    outlined as one). (Convex hulls: a card is convex.)"""
+    hulls = [MultiPoint(np.asarray(c, np.float64)).convex_hull for c in corners]
+    count = len(hulls)
+    inside = [[kept[i] and kept[j] and i != j and 0 < hulls[i].area
+               <= FRAGMENT_AREA * hulls[j].area
+               and hulls[i].intersection(hulls[j]).area >= FRAGMENT_INSIDE * hulls[i].area
+               for j in range(count)] for i in range(count)]
 
     def apart(i: int, k: int) -> bool:
-        a, b = shapes[i], shapes[k]
+        a, b = hulls[i], hulls[k]
         return bool(a.intersection(b).area < 0.5 * min(a.area, b.area))
 
     def part_of(i: int, j: int) -> bool:
-        return (readings[i][0] != UNSURE and readings[j][1] >= readings[i][1] and inside(i, j)
-                and not any(k != i and inside(k, j) and apart(i, k) for k in range(len(kept))))
+        return (inside[i][j] and readings[i][0] != UNSURE and readings[j][0] != BACK_CODE
+                and readings[j][1] >= readings[i][1]
+                and not any(k != i and inside[k][j] and apart(i, k) for k in range(count)))
 
-    return [keep and not any(part_of(i, j) for j in range(len(kept)))
-            for i, keep in enumerate(kept)]
+    return [keep and not any(part_of(i, j) for j in range(count)) for i, keep in enumerate(kept)]
 
 
 def _inside_share(a: Polygon, b: Polygon) -> float:

@@ -433,7 +433,10 @@ def test_an_index_corner_beyond_the_picture_reads_as_nothing_and_decides_nothing
     read_bands = suit.cut_and_read
 
     def recorded(items, cut, member=0, **given):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import FACE_CUT_COST
+
         banded.extend(items)
+        assert given.get("cost") == FACE_CUT_COST  # (a band's card is warped whole first)
         return read_bands(items, cut, member, **given)
 
     monkeypatch.setattr(suit, "cut_and_read", recorded)

@@ -816,6 +816,25 @@ def test_part_of_a_card_outlined_inside_it_is_no_card_of_its_own(
     assert sorted(c.card for c in found.cards) == sorted(kept)
 
 
+@pytest.mark.parametrize(("outer", "cards", "kept"), [
+    # an outline holding two cards side by side: neither is a part of it
+    (("QH", 0.99), 2, ["7H", "QC", "QH"]),
+    (("back", 0.99), 2, ["7H", "QC"]),  # (the back the cards cover almost whole goes)
+    # one card inside an outline read as a back (a back outlined with the card under it)
+    (("back", 0.99), 1, ["QC", "back"]),
+    (("QH", 0.99), 1, ["QH"]),  # inside one read as a face-up card, it is a part of it
+])
+def test_cards_inside_an_outline_holding_two_or_read_as_a_back_stay(
+        outer: tuple[str, float], cards: int, kept: list[str]) -> None:
+    image = np.full((300, 400, 3), (40, 90, 40), np.uint8)
+    inner = [_rect(60, 40, 126, 176), _rect(196, 40, 120, 176)][:cards]
+    both = _rect(60, 40, 256, 176)
+    reader = _ReadsBy({126: ("QC", 0.95), 120: ("7H", 0.95), 256: outer})
+    found = detect(image, reader, _FindsThese([*inner, both]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert sorted(c.card for c in found.cards) == kept
+
+
 def test_detect_reports_what_shows_of_a_card_another_lies_on() -> None:
     image, quads, visible = _pair("QS", "7H")
     found = detect(image, _ReadsAs("QS", 0.99), _FindsThese(quads),  # type: ignore[arg-type]
