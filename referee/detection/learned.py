@@ -8,6 +8,7 @@ corners, overlapping boxes suppressed), so the runtime needs neither torch nor u
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -76,6 +77,8 @@ REFINE_SPREAD: Final = 0.1
 #: numpy's sorts let go of the interpreter, so on 2 cores 27 boxes took 23 ms instead of 32
 #: (the same outlines; session 37, models/README.md).
 SPLIT_TIGHTEN: Final = 8
+#: The name its threads' names start with.
+HELPER_NAME: Final = "card-tighten"
 #: The detector's boxes are larger than the cards they outline (the least rectangle round a
 #: card seen in perspective is larger than it): on validation-design frames the median box
 #: is 3.5% wider and 5.8% longer than its card (on the real photos the boxes of cards lying
@@ -218,8 +221,10 @@ def tighten(image: Image, boxes: list[Outline],
 
 def _shared(slopes: Gradients, quads: list[npt.NDArray[np.float64]],
             ) -> list[npt.NDArray[np.float64]]:
-    """``_tightened``, from SPLIT_TIGHTEN quads on half of them on a thread of its own."""
-    helper = _helper() if len(quads) >= SPLIT_TIGHTEN else None
+    """``_tightened``, from SPLIT_TIGHTEN quads on half of them on a thread of its own (not
+    when called on that thread: it would wait for itself)."""
+    helper = _helper() if len(quads) >= SPLIT_TIGHTEN \
+        and not threading.current_thread().name.startswith(HELPER_NAME) else None
     half = len(quads) // 2
     try:
         other = helper.submit(_tightened, slopes, quads[half:]) if helper else None
@@ -232,8 +237,9 @@ def _shared(slopes: Gradients, quads: list[npt.NDArray[np.float64]],
 
 @cache
 def _helper() -> ThreadPoolExecutor | None:
-    """The thread that tightens half of a frame's boxes (``tighten``), or None on one core."""
-    return ThreadPoolExecutor(1, thread_name_prefix="card-tighten") if cores() > 1 else None
+    """The thread that tightens half of a frame's boxes (``tighten``, ``polish_many``), or
+    None on one core."""
+    return ThreadPoolExecutor(1, thread_name_prefix=HELPER_NAME) if cores() > 1 else None
 
 
 def _tightened(slopes: Gradients, quads: list[npt.NDArray[np.float64]],

@@ -227,6 +227,49 @@ def test_a_frame_s_boxes_tightened_half_on_another_thread_are_those_tightened_al
         assert np.array_equal(learned.tighten(image, [box], slopes)[0].corners, outline.corners)
 
 
+def test_kept_outlines_polished_half_on_another_thread_are_those_polished_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from referee.detection import learned
+
+    image = np.full((480, 1280, 3), (40, 90, 40), np.uint8)
+    outlines = []
+    for k in range(learned.SPLIT_TIGHTEN + 2):
+        cx, cy, w = 70.0 + 115 * k, 240.0, 80.0
+        cv2.fillConvexPoly(image, np.round(_corners(cx, cy, w, w * 1.4, 5.0 * k)
+                                           ).astype(np.int32), (225, 225, 225))
+        box = _corners(cx + 1, cy, w * 1.035 * 1.02, w * 1.4 * 1.058, 5.0 * k + 1)
+        outlines.append(Outline(_corners(cx + 6, cy - 5, w * 1.1, w * 1.2, 5.0 * k + 6), 0.6,
+                                learned=True, box=box))
+    slopes = gradients(image)
+    submitted: list[int] = []
+
+    class _Counts(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+            submitted.append(len(args[1]))
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(learned, "_helper", lambda: _Counts(1, thread_name_prefix="x"))
+    together = learned.polish_many(slopes, outlines)
+    assert submitted == [len(outlines) - len(outlines) // 2]  # half on the other thread
+    moved = [o is not p for o, p in zip(together, outlines, strict=True)]
+    assert sum(moved) >= len(outlines) // 2  # (most lay off their card's edges)
+    for outline, polished in zip(outlines, together, strict=True):
+        alone = learned.polish(slopes, outline)
+        assert (alone is outline) == (polished is outline)
+        assert np.array_equal(alone.corners, polished.corners)
+    # On the helper's own thread the work is not handed to it again (it would wait for itself).
+    submitted.clear()
+    helper = ThreadPoolExecutor(1, thread_name_prefix=learned.HELPER_NAME)
+    monkeypatch.setattr(learned, "_helper", lambda: _Counts(1))
+    on_helper = helper.submit(learned.polish_many, slopes, outlines).result(timeout=60)
+    helper.shutdown()
+    assert submitted == []
+    assert all(np.array_equal(a.corners, b.corners)
+               for a, b in zip(on_helper, together, strict=True))
+
+
 def _corners(cx: float, cy: float, w: float, h: float, degrees: float) -> np.ndarray:
     return np.asarray(cv2.boxPoints(((cx, cy), (w, h), degrees)), np.float64)
 
