@@ -77,7 +77,7 @@ REFINE_SPREAD: Final = 0.1
 #: numpy's sorts let go of the interpreter, so on 2 cores 27 boxes took 23 ms instead of 32
 #: (the same outlines; session 37, models/README.md).
 SPLIT_TIGHTEN: Final = 8
-#: The name its threads' names start with.
+#: What the name of the thread that takes that half (``_helper``) starts with.
 HELPER_NAME: Final = "card-tighten"
 #: The detector's boxes are larger than the cards they outline (the least rectangle round a
 #: card seen in perspective is larger than it): on validation-design frames the median box
