@@ -1,6 +1,7 @@
 """Decoding the learned card detector's raw output (no model file needed)."""
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -196,10 +197,21 @@ def test_outlines_refined_together_are_those_refined_one_by_one() -> None:
                                           [spreads[k // 100]])[0], refined[k])
 
 
+class _Counting(ThreadPoolExecutor):
+    """A one-thread pool in place of ``learned._helper`` that notes how many quads each
+    piece of work handed to it holds."""
+
+    def __init__(self, submitted: list[int]) -> None:
+        super().__init__(1)
+        self.submitted = submitted
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self.submitted.append(len(args[1]))
+        return super().submit(fn, *args, **kwargs)
+
+
 def test_a_frame_s_boxes_tightened_half_on_another_thread_are_those_tightened_alone(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
     import referee.detection.learned as learned
 
     rng = np.random.default_rng(9)
@@ -213,13 +225,7 @@ def test_a_frame_s_boxes_tightened_half_on_another_thread_are_those_tightened_al
                              learned=True))
     slopes = gradients(image)
     submitted: list[int] = []
-
-    class _Counts(ThreadPoolExecutor):
-        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
-            submitted.append(len(args[1]))
-            return super().submit(fn, *args, **kwargs)
-
-    monkeypatch.setattr(learned, "_helper", lambda: _Counts(1))
+    monkeypatch.setattr(learned, "_helper", lambda: _Counting(submitted))
     together = learned.tighten(image, boxes, slopes)
     assert submitted == [len(boxes) - len(boxes) // 2]  # half on the other thread
     assert all(o.box is b.corners for o, b in zip(together, boxes, strict=True))
@@ -229,8 +235,6 @@ def test_a_frame_s_boxes_tightened_half_on_another_thread_are_those_tightened_al
 
 def test_kept_outlines_polished_half_on_another_thread_are_those_polished_alone(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
     from referee.detection import learned
 
     image = np.full((480, 1280, 3), (40, 90, 40), np.uint8)
@@ -244,13 +248,7 @@ def test_kept_outlines_polished_half_on_another_thread_are_those_polished_alone(
                                 learned=True, box=box))
     slopes = gradients(image)
     submitted: list[int] = []
-
-    class _Counts(ThreadPoolExecutor):
-        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
-            submitted.append(len(args[1]))
-            return super().submit(fn, *args, **kwargs)
-
-    monkeypatch.setattr(learned, "_helper", lambda: _Counts(1, thread_name_prefix="x"))
+    monkeypatch.setattr(learned, "_helper", lambda: _Counting(submitted))
     together = learned.polish_many(slopes, outlines)
     assert submitted == [len(outlines) - len(outlines) // 2]  # half on the other thread
     moved = [o is not p for o, p in zip(together, outlines, strict=True)]
@@ -262,7 +260,7 @@ def test_kept_outlines_polished_half_on_another_thread_are_those_polished_alone(
     # On the helper's own thread the work is not handed to it again (it would wait for itself).
     submitted.clear()
     helper = ThreadPoolExecutor(1, thread_name_prefix=learned.HELPER_NAME)
-    monkeypatch.setattr(learned, "_helper", lambda: _Counts(1))
+    monkeypatch.setattr(learned, "_helper", lambda: _Counting(submitted))
     on_helper = helper.submit(learned.polish_many, slopes, outlines).result(timeout=60)
     helper.shutdown()
     assert submitted == []
