@@ -10,7 +10,7 @@ from typing import Any, Final
 import cv2
 import numpy as np
 import numpy.typing as npt
-from shapely.geometry import MultiPoint, Polygon
+from shapely.geometry import Polygon
 
 from referee.cards import BACK_CODE
 from referee.detection.cards import (
@@ -39,6 +39,7 @@ from referee.detection.outlines import (
     hidden_shares,
     near_edge,
     quad_iou,
+    shared_areas,
     shown_parts,
     stacking,
     under_cards,
@@ -385,16 +386,14 @@ def _fragments(corners: Sequence[npt.NDArray[np.float64]],
     not when another outline lies so inside that one too, overlapping this one by less
     than half of the smaller: the bigger outline then holds two cards (two side by side
     outlined as one). (Convex hulls: a card is convex.)"""
-    hulls = [MultiPoint(np.asarray(c, np.float64)).convex_hull for c in corners]
-    count = len(hulls)
-    inside = [[kept[i] and kept[j] and i != j and 0 < hulls[i].area
-               <= FRAGMENT_AREA * hulls[j].area
-               and hulls[i].intersection(hulls[j]).area >= FRAGMENT_INSIDE * hulls[i].area
+    areas, shared = shared_areas(corners)
+    count = len(areas)
+    inside = [[kept[i] and kept[j] and i != j and 0 < areas[i] <= FRAGMENT_AREA * areas[j]
+               and shared[i][j] >= FRAGMENT_INSIDE * areas[i]
                for j in range(count)] for i in range(count)]
 
     def apart(i: int, k: int) -> bool:
-        a, b = hulls[i], hulls[k]
-        return bool(a.intersection(b).area < 0.5 * min(a.area, b.area))
+        return shared[i][k] < 0.5 * min(areas[i], areas[k])
 
     def part_of(i: int, j: int) -> bool:
         return (inside[i][j] and readings[i][0] != UNSURE and readings[j][0] != BACK_CODE

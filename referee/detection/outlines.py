@@ -577,6 +577,18 @@ def greedy_distinct(quads: Sequence[npt.NDArray[np.float64]], limit: float, *,
     return kept
 
 
+def shared_areas(quads: Sequence[npt.ArrayLike],
+                 ) -> tuple[list[float], list[list[float]]]:
+    """The area of each 4-corner outline's convex hull, and the area each two of them share
+    (0 for an outline with itself), clipped as ``quad_iou`` clips them."""
+    hulls = [_Hull.of(q) for q in quads]
+    shared = [[0.0] * len(hulls) for _ in hulls]
+    for i, hull in enumerate(hulls):
+        for j in range(i + 1, len(hulls)):
+            shared[i][j] = shared[j][i] = hull.intersection(hulls[j])
+    return [hull.area for hull in hulls], shared
+
+
 def quad_iou(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     """Intersection over union of the convex hulls of two 4-corner outlines (``overlap``
     for convex ones, in about half the time)."""

@@ -893,6 +893,25 @@ def _box(centre: tuple[float, float], size: tuple[float, float], angle: float) -
     return np.asarray(cv2.boxPoints((centre, size, angle)), dtype=np.float64)
 
 
+def test_shared_areas_are_the_convex_hulls_areas_and_overlaps() -> None:
+    from shapely.geometry import MultiPoint
+
+    from referee.detection.outlines import shared_areas
+
+    rng = np.random.default_rng(8)
+    boxes = [_box(tuple(rng.uniform(0, 200, 2)), tuple(rng.uniform(20, 120, 2)),
+                  rng.uniform(0, 180)) for _ in range(12)]
+    boxes.append(boxes[0][[0, 2, 1, 3]])  # crossed sides: its convex hull
+    areas, shared = shared_areas(boxes)
+    hulls = [MultiPoint(box).convex_hull for box in boxes]
+    assert areas == pytest.approx([h.area for h in hulls], rel=1e-6)
+    for i, a in enumerate(hulls):
+        for j, b in enumerate(hulls):
+            assert shared[i][j] == pytest.approx(0.0 if i == j else a.intersection(b).area,
+                                                 abs=1e-6 * a.area)
+    assert sum(v > 0 for row in shared for v in row) > 20  # (many overlap)
+
+
 def test_the_overlap_bound_suppression_skips_by_is_never_below_the_overlap() -> None:
     from referee.detection.outlines import _Hull
 
