@@ -12,7 +12,8 @@ writes, deterministically from the seed:
 - ``suits/`` (``--faces-only`` exports): both end bands of those cards
   (``crops.band_crops``), in a folder per suit (``C D H S``, and ``none`` for backs and
   jokers). ``--jokers`` puts each scene's joker among its cards (otherwise one card in 53
-  is a joker: too few ``none`` bands of jokers for the suit model).
+  is a joker: too few ``none`` bands of jokers for the suit model); ``--backs`` turns about
+  a quarter of the other cards face down (8% otherwise).
 
 Images 0..n-1 of split ``train`` use the training decks; ``--val-fraction`` of them use the
 validation decks instead. Held-out decks are never exported.
@@ -58,6 +59,7 @@ class Job:
     overlapping_rows: bool = False
     index_mm: tuple[float, float] = INDEX_MM
     jokers: bool = False
+    backs: bool = False
 
 
 def _sizes(portrait: bool) -> tuple[int, int]:
@@ -82,7 +84,7 @@ def render_one(job: Job) -> dict[str, Any]:
                                          uncovered_view_mm=job.view_mm,
                                          covered_kinds=job.covered_kinds,
                                          overlapping_rows=job.overlapping_rows,
-                                         joker=job.jokers)
+                                         joker=job.jokers, backs=job.backs)
     image, truth = renderer.render(scene)
     name = f"{job.split}_{job.index:06d}"
     split_dir = "val" if job.split == "val" else "train"
@@ -193,14 +195,15 @@ def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
            workers: int = 2, progress: bool = True, faces_only: bool = False,
            view_mm: tuple[float, float] = UNCOVERED_VIEW_MM,
            covered_kinds: bool = False, overlapping_rows: bool = False,
-           index_mm: tuple[float, float] = INDEX_MM, jokers: bool = False) -> dict[str, Any]:
+           index_mm: tuple[float, float] = INDEX_MM, jokers: bool = False,
+           backs: bool = False) -> dict[str, Any]:
     for split in ("train", "val"):
         (out / "detect-obb" / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "detect-obb" / "labels" / split).mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     jobs = [Job(i, seed, "val" if rng.random() < val_fraction else "train", out,
                 bool(rng.random() < 0.3), faces_only, view_mm, covered_kinds,
-                overlapping_rows, index_mm, jokers)
+                overlapping_rows, index_mm, jokers, backs)
             for i in range(count)]
     totals = {"images": 0, "cards": 0, "crops": 0}
     with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -217,7 +220,7 @@ def export(out: Path, count: int, seed: int, *, val_fraction: float = 0.1,
                                                  "faces_only": faces_only,
                                                  "covered_kinds": covered_kinds,
                                                  "overlapping_rows": overlapping_rows,
-                                                 "jokers": jokers,
+                                                 "jokers": jokers, "backs": backs,
                                                  **({"view_mm": list(view_mm)} if faces_only
                                                     else {}), **totals}))
     return totals
@@ -248,12 +251,16 @@ def main() -> None:
     parser.add_argument("--jokers", action="store_true",
                         help="every scene shows its design's joker (jokers are otherwise one "
                              "card in 53: too few for the suit model's 'none' of them)")
+    parser.add_argument("--backs", action="store_true",
+                        help="about a quarter of the cards that would lie face up lie face "
+                             "down (8%% of cards otherwise)")
     args = parser.parse_args()
     print(json.dumps(export(args.out, args.count, args.seed, workers=args.workers,
                             faces_only=args.faces_only, view_mm=tuple(args.view_mm),
                             covered_kinds=args.covered_kinds,
                             overlapping_rows=args.overlapping_rows,
-                            index_mm=tuple(args.index_mm), jokers=args.jokers)))
+                            index_mm=tuple(args.index_mm), jokers=args.jokers,
+                            backs=args.backs)))
 
 
 if __name__ == "__main__":

@@ -61,8 +61,18 @@ PIPS: Final[dict[int, list[tuple[float, float]]]] = {
 }
 
 
-#: Back designs: 0-3 lines and dots, 4 a picture, 5 a tiled motif, 6 an emblem on plain.
-BACK_STYLES: Final = 7
+#: Back designs: 0-3 lines and dots, 4 a picture, 5 a tiled motif, 6 an emblem on plain;
+#: (recipes 8) printed to the edge, 7 a bold lattice with shapes in its cells, 8 rosettes in
+#: rows, 9 two-tone checks.
+BACK_STYLES: Final = 10
+#: The styles the second stream draws from (the first seven); the bold repeats are drawn from
+#: a stream of their own.
+FIRST_BACK_STYLES: Final = 7
+#: Recipes 8: the share of training designs whose back is a bold repeat printed to the card's
+#: edge, its repeat 5-18 mm (the first back styles drew fine lattices 3.5 mm apart inside a
+#: margin, or pictures; real full-bleed backs repeat shapes a few times across the card).
+BOLD_BACK_SHARE: Final = 0.4
+BOLD_BACK_REPEAT_MM: Final = (5.0, 18.0)
 #: Joker corners: the word reading upwards, a star, stacked letters, the word across the
 #: top, the word reading downwards, "Joker" stacked in mixed case, (recipes 4) a big "J" as
 #: tall as a rank over "oker" stacked small, and (recipes 7) a big "J" with "oker" small
@@ -84,7 +94,7 @@ ACROSS_JOKER_MM: Final = (7.0, 17.0)
 #: recipes 3 drew them.
 STAND_IN_FIRST: Final = 1000
 #: Bumped whenever a recipe draws differently: the cache of drawn cards is kept per version.
-RECIPE_VERSION: Final = 7
+RECIPE_VERSION: Final = 8
 #: Jumbo indices (recipes 5): how many training designs print them, and how tall (mm). Real
 #: jumbo-index decks print a rank 12-16 mm tall; aisleriot tango_nuevo 15.5 mm. Every design
 #: before drew it 5-10.5 mm tall, and the index model read such a rank as another
@@ -178,7 +188,7 @@ class _Recipe:
         # stream so that the faces of every design stay as they were.
         more = np.random.default_rng(20_000 + index)
         if more.random() < 0.6:
-            self.back_pattern = 4 + int(more.integers(BACK_STYLES - 4))
+            self.back_pattern = 4 + int(more.integers(FIRST_BACK_STYLES - 4))
         self.back_second = _hsv_rgb(more.uniform(0, 180), more.uniform(0, 200),
                                     more.uniform(120, 255))
         self.back_inset_mm = 4.0 if more.random() < 0.6 else float(more.uniform(0.0, 2.5))
@@ -250,6 +260,19 @@ class _Recipe:
         if across.random() < ACROSS_JOKER_SHARE and index < STAND_IN_FIRST:
             self.joker_style = 7
             self.joker_once = bool(across.random() < ACROSS_JOKER_ONCE)
+        # Backs printed to the edge in a bold repeat (recipes 8): a lattice with shapes in its
+        # cells, rosettes in rows, two-tone checks; 5-18 mm a repeat, so an index corner's cut
+        # shows one to five of them. A ninth stream; the stand-ins stay.
+        bold = np.random.default_rng(90_000 + index)
+        if bold.random() < BOLD_BACK_SHARE and index < STAND_IN_FIRST:
+            self.back_pattern = FIRST_BACK_STYLES + int(bold.integers(BACK_STYLES
+                                                                      - FIRST_BACK_STYLES))
+            self.back_colour = _hsv_rgb(bold.uniform(0, 180), bold.uniform(0, 240),
+                                        bold.uniform(40, 250))
+            self.back_second = _hsv_rgb(bold.uniform(0, 180), bold.uniform(0, 240),
+                                        bold.uniform(40, 250))
+            self.back_inset_mm = 0.0 if bold.random() < 0.6 else float(bold.uniform(0.5, 2.5))
+            self.back_seed = int(bold.integers(2**31))
 
 
 def _hsv_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -686,6 +709,9 @@ def _back(recipe: _Recipe) -> PILImage.Image:
     colour = (*recipe.back_colour, 255)
     draw.rectangle((inset, inset, W - inset, H - inset), fill=colour)
     light = (*recipe.paper, 255)
+    if recipe.back_pattern >= FIRST_BACK_STYLES:
+        _bold_back(card, recipe, inset)
+        return card
     if recipe.back_pattern >= 4:
         _back_picture(card, recipe, inset)
         return card
@@ -705,6 +731,116 @@ def _back(recipe: _Recipe) -> PILImage.Image:
     ImageDraw.Draw(mask).rectangle((inset, inset, W - inset, H - inset), fill=0)
     card.paste(margin, (0, 0), mask)
     return card
+
+
+def _contrasting(ground: tuple[int, int, int], ink: tuple[int, int, int]) -> tuple[int, int, int]:
+    """The ink, made lighter or darker where it would hardly show on the ground."""
+    grey = cv2.cvtColor(np.uint8([[ground, ink]]), cv2.COLOR_RGB2GRAY)[0].astype(int)
+    if abs(grey[1] - grey[0]) >= 70:
+        return ink
+    hsv = cv2.cvtColor(np.uint8([[ink]]), cv2.COLOR_RGB2HSV)[0, 0]
+    value = 40 if grey[0] >= 128 else 245
+    return _hsv_rgb(float(hsv[0]), float(hsv[1]), value)
+
+
+def _bold_back(card: PILImage.Image, recipe: _Recipe, inset: int) -> None:
+    """Back styles 7-9 (recipes 8), printed to the edge: a lattice of lines with a shape in
+    each cell, rosettes in rows, or two-tone checks, on a grid of repeat 5-18 mm turned by
+    any angle (diamonds at 45 degrees, argyle when its two axes differ in length)."""
+    rng = np.random.default_rng(recipe.back_seed)
+    ground = recipe.back_colour
+    ink = (*_contrasting(ground, recipe.back_second), 255)
+    third = (*_contrasting(ground, _hsv_rgb(rng.uniform(0, 180), rng.uniform(0, 230),
+                                             rng.uniform(60, 250))), 255)
+    px = ART_PX_PER_MM
+    repeat = float(rng.uniform(*BOLD_BACK_REPEAT_MM)) * px
+    angle = np.radians(45.0 if rng.random() < 0.5 else float(rng.uniform(0, 90)))
+    stretch = 1.0 if rng.random() < 0.6 else float(rng.uniform(1.2, 2.0))
+    u = repeat * np.array([np.cos(angle), np.sin(angle)])
+    v = repeat * stretch * np.array([-np.sin(angle), np.cos(angle)])
+    if recipe.back_pattern == 7 and rng.random() < 0.5:  # argyle: both axes slanted
+        slant = np.radians(float(rng.uniform(30, 60)))
+        u = repeat * np.array([np.cos(slant), np.sin(slant)])
+        v = repeat * stretch * np.array([-np.cos(slant), np.sin(slant)])
+    pattern = PILImage.new("RGBA", (W, H), (*ground, 255))
+    draw = ImageDraw.Draw(pattern)
+    origin = np.array([W / 2, H / 2]) + rng.uniform(0, 1, 2) * repeat
+    reach = int(np.ceil(np.hypot(W, H) / max(1.0, repeat * min(1.0, stretch) * 0.5))) + 2
+    cells = [(i, j) for i in range(-reach, reach + 1) for j in range(-reach, reach + 1)]
+
+    def at(i: float, j: float) -> np.ndarray:
+        return origin + i * u + j * v
+
+    def visible(point: np.ndarray) -> bool:
+        return bool(-repeat * 2 <= point[0] <= W + repeat * 2
+                    and -repeat * 2 <= point[1] <= H + repeat * 2)
+
+    if recipe.back_pattern == 9:  # two-tone checks, sometimes with a line round each
+        outline = ink if rng.random() < 0.4 else None
+        for i, j in cells:
+            corner = at(i, j)
+            if not visible(corner):
+                continue
+            quad = [tuple(corner), tuple(corner + u), tuple(corner + u + v), tuple(corner + v)]
+            draw.polygon(quad, fill=ink if (i + j) % 2 == 0 else (*ground, 255),
+                         outline=third if outline else None)
+    elif recipe.back_pattern == 7:  # a lattice of lines, a shape in each cell
+        width = max(1, round(float(rng.uniform(0.2, 1.2)) * px))
+        shape = int(rng.integers(3))  # the cell's own shape, a disc, a small diamond
+        share = float(rng.uniform(0.3, 0.7))
+        for i, j in cells:
+            centre = at(i + 0.5, j + 0.5)
+            if not visible(centre):
+                continue
+            if shape == 0:
+                quad = [tuple(centre + share * (d * u + e * v) / 2)
+                        for d, e in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+                draw.polygon(quad, fill=third)
+            elif shape == 1:
+                r = share * repeat * min(1.0, stretch) / 2
+                draw.ellipse((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r),
+                             fill=third)
+            else:
+                r = share * repeat * min(1.0, stretch) / 2
+                draw.polygon([(centre[0], centre[1] - r), (centre[0] + r * 0.7, centre[1]),
+                              (centre[0], centre[1] + r), (centre[0] - r * 0.7, centre[1])],
+                             fill=third)
+        for k in range(-reach, reach + 1):
+            draw.line((*at(k, -reach), *at(k, reach)), fill=ink, width=width)
+            draw.line((*at(-reach, k), *at(reach, k)), fill=ink, width=width)
+    else:  # rosettes: a star of petals or spokes, a ring round some, in rows
+        points = int(rng.choice([4, 6, 8, 12]))
+        inner = float(rng.uniform(0.2, 0.55))
+        ring = rng.random() < 0.5
+        spokes = rng.random() < 0.4
+        width = max(1, round(float(rng.uniform(0.3, 1.0)) * px))
+        r = 0.45 * repeat * min(1.0, stretch)
+        for i, j in cells:
+            centre = at(i, j) + (u / 2 if j % 2 else 0)  # every other row half a step on
+            if not visible(centre):
+                continue
+            turns = np.arange(2 * points) * np.pi / points + angle
+            radii = np.where(np.arange(2 * points) % 2 == 0, r, r * inner)
+            star = [tuple(centre + rad * np.array([np.cos(t), np.sin(t)]))
+                    for t, rad in zip(turns, radii, strict=True)]
+            if spokes:
+                for t in turns[::2]:
+                    tip = centre + r * np.array([np.cos(t), np.sin(t)])
+                    draw.line((*centre, *tip), fill=ink, width=width)
+            else:
+                draw.polygon(star, fill=ink)
+            dot = r * inner * 0.6
+            draw.ellipse((centre[0] - dot, centre[1] - dot, centre[0] + dot, centre[1] + dot),
+                         fill=third)
+            if ring:
+                draw.ellipse((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r),
+                             outline=third, width=width)
+    clip = PILImage.new("L", (W, H), 0)
+    ImageDraw.Draw(clip).rectangle((inset, inset, W - inset, H - inset), fill=255)
+    card.paste(pattern, (0, 0), clip)
+    if inset and rng.random() < 0.5:  # a thin frame where the print meets the margin
+        ImageDraw.Draw(card).rectangle((inset, inset, W - inset, H - inset), outline=ink,
+                                       width=max(1, round(0.4 * px)))
 
 
 def _motif_font(recipe: _Recipe) -> str:

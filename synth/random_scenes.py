@@ -75,6 +75,7 @@ def random_scene(rng: np.random.Generator, split: Split, *,
                  covered_kinds: bool = False,
                  overlapping_rows: bool = False,
                  joker: bool = False,
+                 backs: bool = False,
                  ) -> tuple[Renderer, Scene, str]:
     """A renderer (camera, table, light) and a scene of cards; returns the deck too.
     ``uncovered``: 6-15 cards apart in a loose grid, seen by a webcam framing between
@@ -86,7 +87,9 @@ def random_scene(rng: np.random.Generator, split: Split, *,
     part of the one before with its index corner in view (as photos of cards laid down show
     them; the close-ups' other rows are squeezed into tight fans), from a third stream.
     ``joker``: the joker is among the cards (one of them at random becomes it), every other
-    draw as without."""
+    draw as without.
+    ``backs``: about a quarter of the cards that would lie face up lie face down too (8% of
+    cards otherwise: too few backs to learn a design's back from), every draw as without."""
     extra = np.random.default_rng(int(rng.integers(2**63))) if covered_kinds else None
     rows = np.random.default_rng(int(rng.integers(2**63))) if overlapping_rows else None
     pool = decks or decks_for(split)
@@ -116,6 +119,8 @@ def random_scene(rng: np.random.Generator, split: Split, *,
         positions, spread = _overlapping_row(rows, n), 1.0
     for i, (x, y, angle) in enumerate(positions):
         face_up = rng.random() > 0.08
+        if backs and face_up and zlib.crc32(f"{i} {codes[i]}".encode()) % 4 == 0:
+            face_up = False  # rng's draws stay
         placed.append(card(f"card{i}", codes[i], deck, (x * spread, y * spread), angle,
                            face_up=face_up))
     clutter = _clutter(rng, 0 if close else int(rng.integers(0, 5)))

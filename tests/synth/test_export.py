@@ -213,3 +213,24 @@ def test_joker_scenes_show_the_joker_and_otherwise_the_same_scene() -> None:
         assert "JK" in joker_labels or "back" in joker_labels
         changed += bool(differ)
     assert changed >= 6  # most scenes had no joker of their own
+
+
+def test_back_scenes_turn_more_cards_face_down_and_are_otherwise_the_same_scene() -> None:
+    """``backs=True`` (``export --backs``, backs for the index model to learn): about a
+    quarter of the cards that would lie face up lie face down, where they would lie."""
+    from synth.random_scenes import random_scene
+
+    cards = backs = plain_backs = 0
+    for seed in range(30):
+        _, plain, deck = random_scene(np.random.default_rng(seed), "train")
+        _, more, more_deck = random_scene(np.random.default_rng(seed), "train", backs=True)
+        a = [o for o in plain.objects if o.kind == "card"]
+        b = [o for o in more.objects if o.kind == "card"]
+        assert more_deck == deck and len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert x.center == y.center and x.angle_deg == y.angle_deg
+            assert y.label in (x.label, "back")
+        cards += len(a)
+        backs += sum(o.label == "back" for o in b)
+        plain_backs += sum(o.label == "back" for o in a)
+    assert plain_backs / cards < 0.15 and 0.2 < backs / cards < 0.45

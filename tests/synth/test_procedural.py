@@ -12,6 +12,8 @@ from PIL import Image as PILImage
 from synth.decks import decks_for
 from synth.procedural import (
     BACK_STYLES,
+    BOLD_BACK_SHARE,
+    FIRST_BACK_STYLES,
     FIRST_JOKER_STYLES,
     JOKER_STYLES,
     JUMBO_INDEX_END_MM,
@@ -188,6 +190,32 @@ def test_recipes_7_write_some_jokers_across_the_top_some_only_once() -> None:
     assert turned_index_hidden(f"proc:{once[0]:02d}", "JK")
     printed_twice = next(i for i in across if i not in once)
     assert not turned_index_hidden(f"proc:{printed_twice:02d}", "JK")
+
+
+def test_recipes_8_print_some_training_backs_to_the_edge_in_a_bold_repeat() -> None:
+    """Recipes 8: about four in ten training designs print their back to the card's edge
+    (or a thin margin) as a lattice, rosettes or checks; the stand-ins keep their backs."""
+    bold = [i for i in range(96) if _Recipe(i).back_pattern >= FIRST_BACK_STYLES]
+    assert 0.5 * BOLD_BACK_SHARE * 96 <= len(bold) <= 1.5 * BOLD_BACK_SHARE * 96
+    assert {_Recipe(i).back_pattern for i in bold} == set(range(FIRST_BACK_STYLES, BACK_STYLES))
+    assert all(_Recipe(i).back_pattern < FIRST_BACK_STYLES
+               for i in range(STAND_IN_FIRST, STAND_IN_FIRST + 100))
+    edge = next(i for i in bold if _Recipe(i).back_inset_mm == 0.0)
+    back = cv2.cvtColor(np.asarray(_back(_Recipe(edge))), cv2.COLOR_RGBA2BGRA)
+    paper = np.array(_Recipe(edge).paper[::-1])
+    rim = np.concatenate([back[:3, 12:-12, :3].reshape(-1, 3), back[12:-12, :3, :3].reshape(-1, 3)])
+    assert (np.abs(rim.astype(int) - paper).max(axis=1) > 40).mean() > 0.5  # print, not margin
+
+
+@pytest.mark.parametrize("style", range(FIRST_BACK_STYLES, BACK_STYLES))
+def test_a_bold_back_repeats_several_times_within_an_index_corner(style: int) -> None:
+    """Each bold style shows more than one colour within the 26 x 32 mm the index model
+    cuts from a corner, and the same kind of picture in both corners read."""
+    recipe = _Recipe(9)
+    recipe.back_pattern, recipe.back_inset_mm = style, 0.0
+    back = np.asarray(_back(recipe))[..., :3].astype(np.float32)
+    for corner in (back[:32 * 4, :26 * 4], back[-32 * 4:, -26 * 4:]):
+        assert corner.std(axis=(0, 1)).max() > 20
 
 
 def test_recipes_5_give_some_training_designs_jumbo_indices_that_fit_the_index_cut() -> None:
