@@ -746,7 +746,8 @@ def _contrasting(ground: tuple[int, int, int], ink: tuple[int, int, int]) -> tup
 def _bold_back(card: PILImage.Image, recipe: _Recipe, inset: int) -> None:
     """Back styles 7-9 (recipes 8), printed to the edge: a lattice of lines with a shape in
     each cell, rosettes in rows, or two-tone checks, on a grid of repeat 5-18 mm turned by
-    any angle (diamonds at 45 degrees, argyle when its two axes differ in length)."""
+    any angle (diamonds at 45 degrees; argyle when both axes slant) and sometimes drawn out
+    along one axis."""
     rng = np.random.default_rng(recipe.back_seed)
     ground = recipe.back_colour
     ink = (*_contrasting(ground, recipe.back_second), 255)
@@ -765,7 +766,7 @@ def _bold_back(card: PILImage.Image, recipe: _Recipe, inset: int) -> None:
     pattern = PILImage.new("RGBA", (W, H), (*ground, 255))
     draw = ImageDraw.Draw(pattern)
     origin = np.array([W / 2, H / 2]) + rng.uniform(0, 1, 2) * repeat
-    reach = int(np.ceil(np.hypot(W, H) / max(1.0, repeat * min(1.0, stretch) * 0.5))) + 2
+    reach = int(np.ceil(np.hypot(W, H) / (0.5 * repeat))) + 2  # cells enough to cover the card
     cells = [(i, j) for i in range(-reach, reach + 1) for j in range(-reach, reach + 1)]
 
     def at(i: float, j: float) -> np.ndarray:
@@ -797,24 +798,24 @@ def _bold_back(card: PILImage.Image, recipe: _Recipe, inset: int) -> None:
                         for d, e in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
                 draw.polygon(quad, fill=third)
             elif shape == 1:
-                r = share * repeat * min(1.0, stretch) / 2
+                r = share * repeat / 2
                 draw.ellipse((centre[0] - r, centre[1] - r, centre[0] + r, centre[1] + r),
                              fill=third)
             else:
-                r = share * repeat * min(1.0, stretch) / 2
+                r = share * repeat / 2
                 draw.polygon([(centre[0], centre[1] - r), (centre[0] + r * 0.7, centre[1]),
                               (centre[0], centre[1] + r), (centre[0] - r * 0.7, centre[1])],
                              fill=third)
         for k in range(-reach, reach + 1):
             draw.line((*at(k, -reach), *at(k, reach)), fill=ink, width=width)
             draw.line((*at(-reach, k), *at(reach, k)), fill=ink, width=width)
-    else:  # rosettes: a star of petals or spokes, a ring round some, in rows
+    else:  # rosettes in rows: stars or spokes, in some designs a ring round each
         points = int(rng.choice([4, 6, 8, 12]))
         inner = float(rng.uniform(0.2, 0.55))
         ring = rng.random() < 0.5
         spokes = rng.random() < 0.4
         width = max(1, round(float(rng.uniform(0.3, 1.0)) * px))
-        r = 0.45 * repeat * min(1.0, stretch)
+        r = 0.45 * repeat
         for i, j in cells:
             centre = at(i, j) + (u / 2 if j % 2 else 0)  # every other row half a step on
             if not visible(centre):

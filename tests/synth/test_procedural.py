@@ -209,8 +209,8 @@ def test_recipes_8_print_some_training_backs_to_the_edge_in_a_bold_repeat() -> N
 
 @pytest.mark.parametrize("style", range(FIRST_BACK_STYLES, BACK_STYLES))
 def test_a_bold_back_repeats_several_times_within_an_index_corner(style: int) -> None:
-    """Each bold style shows more than one colour within the 26 x 32 mm the index model
-    cuts from a corner, and the same kind of picture in both corners read."""
+    """Each bold style, printed to the edge, shows more than one colour within both
+    corners' 26 x 32 mm the index model cuts (no plain ground for it to take for table)."""
     recipe = _Recipe(9)
     recipe.back_pattern, recipe.back_inset_mm = style, 0.0
     back = np.asarray(_back(recipe))[..., :3].astype(np.float32)
