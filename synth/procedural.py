@@ -262,7 +262,7 @@ class _Recipe:
             self.joker_once = bool(across.random() < ACROSS_JOKER_ONCE)
         # Backs printed to the edge in a bold repeat (recipes 8): a lattice with shapes in its
         # cells, rosettes in rows, two-tone checks; 5-18 mm a repeat, so an index corner's cut
-        # shows one to five of them. A ninth stream; the stand-ins stay.
+        # shows one to six of them across. A ninth stream; the stand-ins stay.
         bold = np.random.default_rng(90_000 + index)
         if bold.random() < BOLD_BACK_SHARE and index < STAND_IN_FIRST:
             self.back_pattern = FIRST_BACK_STYLES + int(bold.integers(BACK_STYLES
@@ -734,7 +734,9 @@ def _back(recipe: _Recipe) -> PILImage.Image:
 
 
 def _contrasting(ground: tuple[int, int, int], ink: tuple[int, int, int]) -> tuple[int, int, int]:
-    """The ink, made lighter or darker where it would hardly show on the ground."""
+    """The ink, its value set dark on a light ground or light on a dark one where its grey
+    lies within 70 levels of the ground's (hue and saturation kept, so a saturated ink may
+    still lie close in grey; its colour tells it apart)."""
     grey = cv2.cvtColor(np.uint8([[ground, ink]]), cv2.COLOR_RGB2GRAY)[0].astype(int)
     if abs(grey[1] - grey[0]) >= 70:
         return ink
@@ -777,14 +779,14 @@ def _bold_back(card: PILImage.Image, recipe: _Recipe, inset: int) -> None:
                     and -repeat * 2 <= point[1] <= H + repeat * 2)
 
     if recipe.back_pattern == 9:  # two-tone checks, sometimes with a line round each
-        outline = ink if rng.random() < 0.4 else None
+        lined = rng.random() < 0.4
         for i, j in cells:
             corner = at(i, j)
             if not visible(corner):
                 continue
             quad = [tuple(corner), tuple(corner + u), tuple(corner + u + v), tuple(corner + v)]
             draw.polygon(quad, fill=ink if (i + j) % 2 == 0 else (*ground, 255),
-                         outline=third if outline else None)
+                         outline=third if lined else None)
     elif recipe.back_pattern == 7:  # a lattice of lines, a shape in each cell
         width = max(1, round(float(rng.uniform(0.2, 1.2)) * px))
         shape = int(rng.integers(3))  # the cell's own shape, a disc, a small diamond

@@ -89,7 +89,9 @@ def random_scene(rng: np.random.Generator, split: Split, *,
     ``joker``: the joker is among the cards (one of them at random becomes it), every other
     draw as without.
     ``backs``: about a quarter of the cards that would lie face up lie face down too (8% of
-    cards otherwise: too few backs to learn a design's back from), every draw as without."""
+    cards otherwise: too few backs to learn a design's back from), every draw as without;
+    which ones follows from a card's place in the scene and its code (so with ``joker`` the
+    joker too may lie face down)."""
     extra = np.random.default_rng(int(rng.integers(2**63))) if covered_kinds else None
     rows = np.random.default_rng(int(rng.integers(2**63))) if overlapping_rows else None
     pool = decks or decks_for(split)

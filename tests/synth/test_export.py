@@ -234,3 +234,17 @@ def test_back_scenes_turn_more_cards_face_down_and_are_otherwise_the_same_scene(
         backs += sum(o.label == "back" for o in b)
         plain_backs += sum(o.label == "back" for o in a)
     assert plain_backs / cards < 0.15 and 0.2 < backs / cards < 0.45
+
+
+def test_export_with_backs_writes_more_back_crops_and_says_so(tmp_path: Path) -> None:
+    """``export(backs=True)`` reaches the scenes (``--backs``): more index crops of backs
+    than the same seed's plain export, and ``export.json`` records it."""
+    import json
+
+    export(tmp_path / "a", 6, seed=7, workers=1, progress=False)
+    export(tmp_path / "b", 6, seed=7, workers=1, progress=False, backs=True)
+    plain, more = (len(list((tmp_path / side / "classify").rglob("back/*.png")))
+                   for side in "ab")
+    assert more >= plain + 4
+    assert json.loads((tmp_path / "b" / "export.json").read_text())["backs"] is True
+    assert json.loads((tmp_path / "a" / "export.json").read_text())["backs"] is False

@@ -208,7 +208,7 @@ def test_recipes_8_print_some_training_backs_to_the_edge_in_a_bold_repeat() -> N
 
 
 @pytest.mark.parametrize("style", range(FIRST_BACK_STYLES, BACK_STYLES))
-def test_a_bold_back_repeats_several_times_within_an_index_corner(style: int) -> None:
+def test_a_bold_back_shows_more_than_one_colour_in_both_index_corners(style: int) -> None:
     """Each bold style, printed to the edge, shows more than one colour within both
     corners' 26 x 32 mm the index model cuts (no plain ground for it to take for table)."""
     recipe = _Recipe(9)
