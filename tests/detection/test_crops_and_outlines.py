@@ -835,6 +835,39 @@ def test_cards_inside_an_outline_holding_two_or_read_as_a_back_stay(
     assert sorted(c.card for c in found.cards) == kept
 
 
+@pytest.mark.parametrize(("other", "width", "kept"), [
+    (("back", 0.99), 240, ["7H", "QC"]),           # a book twice a card's size: no card
+    (("JK", 0.99), 240, ["7H", "QC"]),             # nor read as a joker
+    (("back", 0.99), 180, ["7H", "QC", "back"]),   # 1.45 times as large: an angled view
+    (("9S", 0.99), 240, ["7H", "9S", "QC"]),       # a face-up card is not judged so
+])
+def test_a_back_or_joker_much_larger_than_the_cards_near_it_is_no_card(
+        other: tuple[str, float], width: int, kept: list[str]) -> None:
+    image = np.full((500, 900, 3), (40, 90, 40), np.uint8)
+    cards = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174)]
+    big = _rect(400, 60, width, round(width * 88 / 63))
+    reader = _ReadsBy({126: ("QC", 0.95), 124: ("7H", 0.95), width: other})
+    found = detect(image, reader, _FindsThese([*cards, big]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert sorted(c.card for c in found.cards) == kept
+
+
+def test_a_large_back_is_compared_with_the_cards_nearest_it() -> None:
+    # An angled view: cards near the camera (below) look twice as large as far ones.
+    image = np.full((700, 1000, 3), (40, 90, 40), np.uint8)
+    far = [_rect(40 + 70 * k, 20, 60, 84) for k in range(5)]
+    near = [_rect(300 + 130 * k, 450, 122, 171) for k in range(2)]
+    back = _rect(40, 400, 130, 182)  # a near card's size, twice most cards' (the far ones)
+    reader = _ReadsBy({60: ("2C", 0.95), 122: ("3C", 0.95), 130: ("back", 0.99)})
+    boxes = [*far, *near, back]
+    found = detect(image, reader, _FindsThese(boxes), shapes_too=False)  # type: ignore[arg-type]
+    assert [c.card for c in found.cards].count("back") == 1
+    # with the near cards gone, only the far ones to compare with: no card
+    found = detect(image, reader, _FindsThese([*far, back]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert "back" not in [c.card for c in found.cards]
+
+
 def test_detect_reports_what_shows_of_a_card_another_lies_on() -> None:
     image, quads, visible = _pair("QS", "7H")
     found = detect(image, _ReadsAs("QS", 0.99), _FindsThese(quads),  # type: ignore[arg-type]
