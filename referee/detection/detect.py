@@ -68,15 +68,18 @@ SAME_CARD_INSIDE: Final = 0.8
 #: is as large in the picture (``_fragments``, session 38, models/README.md).
 FRAGMENT_INSIDE: Final = 0.9
 FRAGMENT_AREA: Final = 0.7
-#: Cards are one size: an outline read as a back or a joker whose size (the square root of
-#: its area) is more than OVERSIZED times that of the OVERSIZED_NEAR nearest outlines read
-#: as face-up cards at least OVERSIZED_SURE (the median of their sizes) is no card: a book,
-#: a box, a postcard (real photos), or a box round several cards (``_oversized``). Chosen
-#: above the largest ratio of a true back or joker on 250 rendered frames (1.47; cards
-#: nearer an angled camera look larger), session 40, models/README.md.
+#: Cards are one size (``_sized``). An outline's size is the square root of its area; it is
+#: compared with the median size of the SIZE_NEAR nearest kept outlines read as face-up cards
+#: at least SIZE_SURE (nearest, since a card nearer an angled camera looks larger). One under
+#: UNDERSIZED times that is no card (a puzzle piece, a logo, a letter of a book's title), and
+#: one read as a back or a joker more than OVERSIZED times it is none either (a book, a box,
+#: a postcard, a box round several cards). On 250 rendered frames the smallest true card
+#: lay at 0.59 times it and the largest back or joker at 1.47; real photos' false finds lay
+#: down to 0.2 and up to 3.8 (session 40, models/README.md).
+UNDERSIZED: Final = 0.5
 OVERSIZED: Final = 1.6
-OVERSIZED_NEAR: Final = 3
-OVERSIZED_SURE: Final = 0.9
+SIZE_NEAR: Final = 3
+SIZE_SURE: Final = 0.9
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
 NOT_CARD_SURE: Final = 0.5
@@ -276,8 +279,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
                  in zip(shown, parts, on_word, readings, strict=True)]
         # Part of a card outlined again inside its whole outline is no card of its own.
         shown = _fragments(corners, readings, shown)
-        # A "back" or "joker" much larger than the face-up cards near it is no card.
-        shown = _oversized(corners, readings, shown)
+        # What is much smaller than the face-up cards near it, or read as a back or a joker
+        # and much larger, is no card.
+        shown = _sized(corners, readings, shown)
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
         readings = [readings[i] for i in kept]
@@ -414,23 +418,26 @@ def _fragments(corners: Sequence[npt.NDArray[np.float64]],
     return [keep and not any(part_of(i, j) for j in range(count)) for i, keep in enumerate(kept)]
 
 
-def _oversized(corners: Sequence[npt.NDArray[np.float64]],
-               readings: Sequence[tuple[str, float]], kept: Sequence[bool]) -> list[bool]:
-    """``kept`` less the outlines read as a back or a joker (``readings``) whose size, the
-    square root of their convex hull's area, is more than OVERSIZED times the median size
-    of the OVERSIZED_NEAR kept outlines nearest to it (centre to centre) read as face-up
-    cards at least OVERSIZED_SURE; nearest, since a card nearer an angled camera looks
-    larger. An outline with no such card to compare keeps its place."""
+def _sized(corners: Sequence[npt.NDArray[np.float64]],
+           readings: Sequence[tuple[str, float]], kept: Sequence[bool]) -> list[bool]:
+    """``kept`` less the outlines whose size (the square root of their convex hull's area) is
+    under UNDERSIZED times the median size of the SIZE_NEAR other kept outlines nearest to it
+    (centre to centre) read as face-up cards at least SIZE_SURE (``readings``), or, read as a
+    back or a joker, more than OVERSIZED times it. An outline with no such card to compare
+    keeps its place."""
     sizes = np.sqrt(shared_areas(corners)[0]) if corners else np.zeros(0)
     centres = [np.asarray(c, np.float64).mean(axis=0) for c in corners]
     cards = [j for j, (card, sure) in enumerate(readings)
-             if kept[j] and suited(card) and sure >= OVERSIZED_SURE]
+             if kept[j] and suited(card) and sure >= SIZE_SURE]
     out = list(kept)
     for i, (card, _) in enumerate(readings):
-        if not kept[i] or card not in (BACK_CODE, JOKER_CODE) or not cards:
+        others = [j for j in cards if j != i]
+        if not kept[i] or not others:
             continue
-        nearest = sorted(cards, key=lambda j: float(np.linalg.norm(centres[j] - centres[i])))
-        out[i] = bool(sizes[i] <= OVERSIZED * np.median(sizes[nearest[:OVERSIZED_NEAR]]))
+        nearest = sorted(others, key=lambda j: float(np.linalg.norm(centres[j] - centres[i])))
+        size = float(np.median(sizes[nearest[:SIZE_NEAR]]))
+        out[i] = bool(sizes[i] >= UNDERSIZED * size and (
+            sizes[i] <= OVERSIZED * size or card not in (BACK_CODE, JOKER_CODE)))
     return out
 
 

@@ -840,8 +840,11 @@ def test_cards_inside_an_outline_holding_two_or_read_as_a_back_stay(
     (("JK", 0.99), 240, ["7H", "QC"]),             # nor read as a joker
     (("back", 0.99), 180, ["7H", "QC", "back"]),   # 1.45 times as large: an angled view
     (("9S", 0.99), 240, ["7H", "9S", "QC"]),       # a face-up card is not judged so
+    (("9S", 0.99), 56, ["7H", "QC"]),              # under half a card's size: no card
+    (("??", 0.5), 56, ["7H", "QC"]),
+    (("back", 0.99), 70, ["7H", "QC", "back"]),    # 0.56 times as large: far off
 ])
-def test_a_back_or_joker_much_larger_than_the_cards_near_it_is_no_card(
+def test_an_outline_much_larger_or_smaller_than_the_cards_near_it_is_no_card(
         other: tuple[str, float], width: int, kept: list[str]) -> None:
     image = np.full((500, 900, 3), (40, 90, 40), np.uint8)
     cards = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174)]
