@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from statistics import median
 from typing import Any, Final
 
 import cv2
@@ -37,6 +38,7 @@ from referee.detection.outlines import (
     find_cards,
     gradients,
     hidden_shares,
+    hull_areas,
     near_edge,
     quad_iou,
     shared_areas,
@@ -425,17 +427,18 @@ def _sized(corners: Sequence[npt.NDArray[np.float64]],
     (centre to centre) read as face-up cards at least SIZE_SURE (``readings``), or, read as a
     back or a joker, more than OVERSIZED times it. An outline with no such card to compare
     keeps its place."""
-    sizes = np.sqrt(shared_areas(corners)[0]) if corners else np.zeros(0)
-    centres = [np.asarray(c, np.float64).mean(axis=0) for c in corners]
-    cards = [j for j, (card, sure) in enumerate(readings)
-             if kept[j] and suited(card) and sure >= SIZE_SURE]
+    sizes = np.sqrt(hull_areas(corners))
+    centres = np.array([np.asarray(c, np.float64).reshape(-1, 2).mean(axis=0) for c in corners])
+    cards = np.array([j for j, (card, sure) in enumerate(readings)
+                      if kept[j] and suited(card) and sure >= SIZE_SURE], int)
     out = list(kept)
     for i, (card, _) in enumerate(readings):
-        others = [j for j in cards if j != i]
-        if not kept[i] or not others:
+        others = cards[cards != i]
+        if not kept[i] or not len(others):
             continue
-        nearest = sorted(others, key=lambda j: float(np.linalg.norm(centres[j] - centres[i])))
-        size = float(np.median(sizes[nearest[:SIZE_NEAR]]))
+        away = np.linalg.norm(centres[others] - centres[i], axis=1)
+        # (statistics' median: numpy's takes 40 microseconds for three numbers)
+        size = median(sizes[others[np.argsort(away, kind="stable")[:SIZE_NEAR]]].tolist())
         out[i] = bool(sizes[i] >= UNDERSIZED * size and (
             sizes[i] <= OVERSIZED * size or card not in (BACK_CODE, JOKER_CODE)))
     return out
