@@ -70,14 +70,15 @@ SAME_CARD_INSIDE: Final = 0.8
 #: is as large in the picture (``_fragments``, session 38, models/README.md).
 FRAGMENT_INSIDE: Final = 0.9
 FRAGMENT_AREA: Final = 0.7
-#: Cards are one size (``_sized``). An outline's size is the square root of its area; it is
-#: compared with the median size of the SIZE_NEAR nearest kept outlines read as face-up cards
-#: at least SIZE_SURE (nearest, since a card nearer an angled camera looks larger). One under
-#: UNDERSIZED times that is no card (a puzzle piece, a logo, a letter of a book's title), and
-#: one read as a back or a joker more than OVERSIZED times it is none either (a book, a box,
-#: a postcard, a box round several cards). On 250 rendered frames the smallest true card
-#: lay at 0.59 times it and the largest back or joker at 1.47; real photos' false finds lay
-#: down to 0.2 and up to 3.8 (session 40, models/README.md).
+#: Cards are one size (``_sized``). An outline's size is the square root of its convex
+#: hull's area; it is compared with the median size of the SIZE_NEAR nearest other kept
+#: outlines read as face-up cards at least SIZE_SURE sure (nearest, since a card nearer an
+#: angled camera looks larger; with fewer such cards, the median of those there are). One
+#: under UNDERSIZED times that is no card (a puzzle piece, a plastic grid, a letter of a
+#: book's title), and one read as a back or a joker more than OVERSIZED times it is none
+#: either (a book, a game box, a box round several cards). On 250 rendered frames the
+#: smallest true card lay at 0.59 times it and the largest back or joker at 1.47; real
+#: photos' false finds lay down to 0.2 and up to 3.8 (session 40, models/README.md).
 UNDERSIZED: Final = 0.5
 OVERSIZED: Final = 1.6
 SIZE_NEAR: Final = 3
@@ -424,9 +425,9 @@ def _sized(corners: Sequence[npt.NDArray[np.float64]],
            readings: Sequence[tuple[str, float]], kept: Sequence[bool]) -> list[bool]:
     """``kept`` less the outlines whose size (the square root of their convex hull's area) is
     under UNDERSIZED times the median size of the SIZE_NEAR other kept outlines nearest to it
-    (centre to centre) read as face-up cards at least SIZE_SURE (``readings``), or, read as a
-    back or a joker, more than OVERSIZED times it. An outline with no such card to compare
-    keeps its place."""
+    (centre to centre) read as face-up cards at least SIZE_SURE sure (``readings``), or, read
+    as a back or a joker, more than OVERSIZED times it. An outline stays when no other kept
+    outline in the picture is such a card, or when their median size is nought."""
     sizes = np.sqrt(hull_areas(corners))
     centres = np.array([np.asarray(c, np.float64).reshape(-1, 2).mean(axis=0) for c in corners])
     cards = np.array([j for j, (card, sure) in enumerate(readings)
@@ -439,6 +440,8 @@ def _sized(corners: Sequence[npt.NDArray[np.float64]],
         away = np.linalg.norm(centres[others] - centres[i], axis=1)
         # (statistics' median: numpy's takes 40 microseconds for three numbers)
         size = median(sizes[others[np.argsort(away, kind="stable")[:SIZE_NEAR]]].tolist())
+        if size <= 0:
+            continue
         out[i] = bool(sizes[i] >= UNDERSIZED * size and (
             sizes[i] <= OVERSIZED * size or card not in (BACK_CODE, JOKER_CODE)))
     return out

@@ -838,7 +838,7 @@ def test_cards_inside_an_outline_holding_two_or_read_as_a_back_stay(
 @pytest.mark.parametrize(("other", "width", "kept"), [
     (("back", 0.99), 240, ["7H", "QC"]),           # a book twice a card's size: no card
     (("JK", 0.99), 240, ["7H", "QC"]),             # nor read as a joker
-    (("back", 0.99), 180, ["7H", "QC", "back"]),   # 1.45 times as large: an angled view
+    (("back", 0.99), 180, ["7H", "QC", "back"]),   # 1.44 times as large: an angled view
     (("9S", 0.99), 240, ["7H", "9S", "QC"]),       # a face-up card is not judged so
     (("9S", 0.99), 56, ["7H", "QC"]),              # under half a card's size: no card
     (("??", 0.5), 56, ["7H", "QC"]),
@@ -853,6 +853,17 @@ def test_an_outline_much_larger_or_smaller_than_the_cards_near_it_is_no_card(
     found = detect(image, reader, _FindsThese([*cards, big]),  # type: ignore[arg-type]
                    shapes_too=False)
     assert sorted(c.card for c in found.cards) == kept
+
+
+def test_only_cards_read_for_sure_measure_the_others() -> None:
+    image = np.full((500, 900, 3), (40, 90, 40), np.uint8)
+    cards = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174)]
+    small = _rect(400, 60, 56, 78)
+    for sure, kept in ((0.95, ["7H", "QC"]), (0.85, ["7H", "QC", "back"])):
+        reader = _ReadsBy({126: ("QC", sure), 124: ("7H", sure), 56: ("back", 0.99)})
+        found = detect(image, reader, _FindsThese([*cards, small]),  # type: ignore[arg-type]
+                       shapes_too=False)
+        assert sorted(c.card for c in found.cards) == kept
 
 
 def test_a_large_back_is_compared_with_the_cards_nearest_it() -> None:
