@@ -836,7 +836,7 @@ def test_cards_inside_an_outline_holding_two_or_read_as_a_back_stay(
 
 
 @pytest.mark.parametrize(("other", "width", "kept"), [
-    (("back", 0.99), 240, ["7H", "QC"]),           # a book twice a card's size: no card
+    (("back", 0.99), 240, ["7H", "QC"]),           # a book 1.9 times a card's size: no card
     (("JK", 0.99), 240, ["7H", "QC"]),             # nor read as a joker
     (("back", 0.99), 180, ["7H", "QC", "back"]),   # 1.44 times as large: an angled view
     (("9S", 0.99), 240, ["7H", "9S", "QC"]),       # a face-up card is not judged so
@@ -848,9 +848,9 @@ def test_an_outline_much_larger_or_smaller_than_the_cards_near_it_is_no_card(
         other: tuple[str, float], width: int, kept: list[str]) -> None:
     image = np.full((500, 900, 3), (40, 90, 40), np.uint8)
     cards = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174)]
-    big = _rect(400, 60, width, round(width * 88 / 63))
+    third = _rect(400, 60, width, round(width * 88 / 63))  # a card's shape, any size
     reader = _ReadsBy({126: ("QC", 0.95), 124: ("7H", 0.95), width: other})
-    found = detect(image, reader, _FindsThese([*cards, big]),  # type: ignore[arg-type]
+    found = detect(image, reader, _FindsThese([*cards, third]),  # type: ignore[arg-type]
                    shapes_too=False)
     assert sorted(c.card for c in found.cards) == kept
 
