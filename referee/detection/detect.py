@@ -97,6 +97,12 @@ VOUCHED_DOUBT: Final = 0.1
 #: of is dropped (``outlines.hidden_shares``; chosen on the real photos' train split,
 #: models/README.md).
 HIDDEN_BACK: Final = 0.9
+#: An outline read as anything but a back that outlines read as face-up cards cover at least
+#: HIDDEN_BACK (none of them under it), two or more of them lying at least half inside it,
+#: and that is more than ROUND_TWO times as large as they are (the median of their sizes, as
+#: ``_sized`` measures them), is those cards outlined as one: no card (``_round_two``; a real
+#: photo's two cards side by side read JD; session 40, models/README.md).
+ROUND_TWO: Final = 1.25
 #: Outlines of a card under another (``outlines.under_cards``): how many are read for each
 #: card kept, and how sure one must be read as another face-up card to be kept.
 UNDER_PER_CARD: Final = 4
@@ -285,6 +291,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # What is much smaller than the face-up cards near it, or read as a back or a joker
         # and much larger, is no card.
         shown = _sized(corners, readings, shown)
+        shown = _round_two(corners, readings, shown, over)
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
         readings = [readings[i] for i in kept]
@@ -444,6 +451,33 @@ def _sized(corners: Sequence[npt.NDArray[np.float64]],
             continue
         out[i] = bool(sizes[i] >= UNDERSIZED * size and (
             sizes[i] <= OVERSIZED * size or card not in (BACK_CODE, JOKER_CODE)))
+    return out
+
+
+def _round_two(corners: Sequence[npt.NDArray[np.float64]],
+               readings: Sequence[tuple[str, float]], kept: Sequence[bool],
+               over: Stacking) -> list[bool]:
+    """``kept`` less the outlines read as anything but a back (``readings``; those
+    ``hidden_shares`` judges before) that the kept outlines read as face-up cards cover at
+    least HIDDEN_BACK, leaving out those it lies over (``over``), two or more of which lie at
+    least half inside it, and whose size (``_sized``'s) is more than ROUND_TWO times the
+    median of theirs."""
+    faces = [kept[j] and suited(card) for j, (card, _) in enumerate(readings)]
+    sizes = np.sqrt(hull_areas(corners))
+    # (at least one of the cards inside must be that much smaller: most frames have none)
+    asked = [i for i, (card, _) in enumerate(readings) if kept[i] and card != BACK_CODE
+             and any(faces[j] and j != i and ROUND_TWO * sizes[j] < sizes[i]
+                     for j in range(len(readings)))]
+    if not asked:
+        return list(kept)
+    hidden = hidden_shares(corners, faces, over)
+    areas, shared = shared_areas(corners)
+    out = list(kept)
+    for i in asked:
+        inside = [j for j in range(len(readings)) if faces[j] and j != i
+                  and over[i][j] is not True and 0 < areas[j] <= 2 * shared[i][j]]
+        out[i] = not (hidden[i] >= HIDDEN_BACK and len(inside) >= 2
+                      and sizes[i] > ROUND_TWO * median(sizes[inside].tolist()))
     return out
 
 

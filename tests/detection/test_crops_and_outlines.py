@@ -817,8 +817,9 @@ def test_part_of_a_card_outlined_inside_it_is_no_card_of_its_own(
 
 
 @pytest.mark.parametrize(("outer", "cards", "kept"), [
-    # an outline holding two cards side by side: neither is a part of it
-    (("QH", 0.99), 2, ["7H", "QC", "QH"]),
+    # an outline holding two cards side by side: neither is a part of it (it goes itself:
+    # ``_round_two``)
+    (("QH", 0.99), 2, ["7H", "QC"]),
     (("back", 0.99), 2, ["7H", "QC"]),  # (the back the cards cover almost whole goes)
     # one card inside an outline read as a back (a back outlined with the card under it)
     (("back", 0.99), 1, ["QC", "back"]),
@@ -880,6 +881,31 @@ def test_a_large_back_is_compared_with_the_cards_nearest_it() -> None:
     found = detect(image, reader, _FindsThese([*far, back]),  # type: ignore[arg-type]
                    shapes_too=False)
     assert "back" not in [c.card for c in found.cards]
+
+
+@pytest.mark.parametrize("read", [("JD", 0.7), ("JK", 0.9), ("??", 0.5)])
+def test_two_cards_side_by_side_outlined_as_one_are_no_third_card(
+        read: tuple[str, float]) -> None:
+    # (real photos: a jack beside a nine of diamonds, outlined together, read JD)
+    image = np.full((300, 400, 3), (40, 90, 40), np.uint8)
+    cards = [_rect(60, 40, 126, 176), _rect(196, 40, 120, 176)]
+    both = _rect(60, 40, 256, 176)
+    reader = _ReadsBy({126: ("QC", 0.95), 120: ("7H", 0.95), 256: read})
+    found = detect(image, reader, _FindsThese([*cards, both]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert sorted(c.card for c in found.cards) == ["7H", "QC"]
+
+
+def test_a_card_under_two_others_is_not_taken_for_them_outlined_as_one() -> None:
+    # Two cards lie over most of a third, each more than half on it: a card's size, it is a
+    # card of its own.
+    image = np.full((400, 500, 3), (40, 90, 40), np.uint8)
+    under, left, right = _rect(100, 100, 126, 176), _rect(39, 100, 124, 174), \
+        _rect(162, 100, 122, 172)
+    reader = _ReadsBy({126: ("5S", 0.9), 124: ("QC", 0.95), 122: ("7H", 0.95)})
+    found = detect(image, reader, _FindsThese([under, left, right]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert sorted(c.card for c in found.cards) == ["5S", "7H", "QC"]
 
 
 def test_detect_reports_what_shows_of_a_card_another_lies_on() -> None:
