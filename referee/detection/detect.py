@@ -470,14 +470,19 @@ def _round_two(corners: Sequence[npt.NDArray[np.float64]],
                      for j in range(len(readings)))]
     if not asked:
         return list(kept)
-    hidden = hidden_shares(corners, faces, over)
-    areas, shared = shared_areas(corners)
+    hidden = hidden_shares(corners, faces, over, only=asked)
     out = list(kept)
     for i in asked:
-        inside = [j for j in range(len(readings)) if faces[j] and j != i
-                  and over[i][j] is not True and 0 < areas[j] <= 2 * shared[i][j]]
-        out[i] = not (hidden[i] >= HIDDEN_BACK and len(inside) >= 2
-                      and sizes[i] > ROUND_TWO * median(sizes[inside].tolist()))
+        if hidden[i] < HIDDEN_BACK:
+            continue
+        hull = Polygon(corners[i]).convex_hull
+        inside = []
+        for j, face in enumerate(faces):
+            if face and j != i and over[i][j] is not True:
+                other = Polygon(corners[j]).convex_hull
+                if 0 < other.area <= 2 * hull.intersection(other).area:  # half inside, or more
+                    inside.append(j)
+        out[i] = not (len(inside) >= 2 and sizes[i] > ROUND_TWO * median(sizes[inside].tolist()))
     return out
 
 

@@ -9,7 +9,7 @@ difference between stable states gives each new card's outline.)
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -708,14 +708,16 @@ def alone(outlines: Sequence[npt.ArrayLike], over: Stacking | None = None) -> li
 
 
 def hidden_shares(outlines: Sequence[npt.ArrayLike], by: Sequence[bool],
-                  over: Stacking) -> list[float]:
+                  over: Stacking, only: Collection[int] | None = None) -> list[float]:
     """For each 4-corner outline, the share of its area that the outlines ``by`` marks cover
-    together, leaving out those it lies over (``over``, from ``stacking``)."""
+    together, leaving out those it lies over (``over``, from ``stacking``); with ``only``,
+    for the outlines it names (the others' shares are 0)."""
     shapes = _hulls(outlines)
     shares = []
     for i, shape in enumerate(shapes):
         cover = [shapes[j] for j in range(len(shapes))
-                 if j != i and by[j] and over[i][j] is not True]
+                 if j != i and by[j] and over[i][j] is not True] \
+            if only is None or i in only else []
         shares.append(float(shape.intersection(unary_union(cover)).area / shape.area)
                       if cover and shape.area > 0 else 0.0)
     return shares

@@ -1196,6 +1196,9 @@ def test_hidden_shares_count_the_outlines_named_and_not_those_lying_under() -> N
     back_over_left[0][1], back_over_left[1][0] = True, False
     assert hidden_shares([back, left, right, far], [False, True, True, True],
                          back_over_left)[0] == pytest.approx(0.5)
+    # only the outlines asked for (the left half lies wholly under the back)
+    assert hidden_shares([back, left, right, far], [True] * 4, undecided, only=[1]) \
+        == [0.0, pytest.approx(1.0), 0.0, 0.0]
 
 
 def _as_set(corners: np.ndarray) -> list[tuple[float, float]]:
