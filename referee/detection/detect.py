@@ -457,14 +457,15 @@ def _sized(corners: Sequence[npt.NDArray[np.float64]],
 def _round_two(corners: Sequence[npt.NDArray[np.float64]],
                readings: Sequence[tuple[str, float]], kept: Sequence[bool],
                over: Stacking) -> list[bool]:
-    """``kept`` less the outlines read as anything but a back (``readings``; those
-    ``hidden_shares`` judges before) that the kept outlines read as face-up cards cover at
+    """``kept`` less the outlines read as anything but a back (``readings``; backs so covered
+    are dropped before, HIDDEN_BACK) that the kept outlines read as face-up cards cover at
     least HIDDEN_BACK, leaving out those it lies over (``over``), two or more of which lie at
     least half inside it, and whose size (``_sized``'s) is more than ROUND_TWO times the
     median of theirs."""
     faces = [kept[j] and suited(card) for j, (card, _) in enumerate(readings)]
     sizes = np.sqrt(hull_areas(corners))
-    # (at least one of the cards inside must be that much smaller: most frames have none)
+    # (the smallest card inside is no larger than their median, so some face-up card must be
+    # that much smaller: in most frames none is)
     asked = [i for i, (card, _) in enumerate(readings) if kept[i] and card != BACK_CODE
              and any(faces[j] and j != i and ROUND_TWO * sizes[j] < sizes[i]
                      for j in range(len(readings)))]

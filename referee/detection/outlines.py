@@ -715,9 +715,11 @@ def hidden_shares(outlines: Sequence[npt.ArrayLike], by: Sequence[bool],
     shapes = _hulls(outlines)
     shares = []
     for i, shape in enumerate(shapes):
+        if only is not None and i not in only:
+            shares.append(0.0)
+            continue
         cover = [shapes[j] for j in range(len(shapes))
-                 if j != i and by[j] and over[i][j] is not True] \
-            if only is None or i in only else []
+                 if j != i and by[j] and over[i][j] is not True]
         shares.append(float(shape.intersection(unary_union(cover)).area / shape.area)
                       if cover and shape.area > 0 else 0.0)
     return shares

@@ -883,17 +883,21 @@ def test_a_large_back_is_compared_with_the_cards_nearest_it() -> None:
     assert "back" not in [c.card for c in found.cards]
 
 
-@pytest.mark.parametrize("read", [("JD", 0.7), ("JK", 0.9), ("??", 0.5)])
+@pytest.mark.parametrize(("read", "width", "kept"), [
+    (("JD", 0.7), 256, ["7H", "QC"]),  # (real photos: a jack beside a nine of diamonds)
+    (("JK", 0.9), 256, ["7H", "QC"]),
+    (("??", 0.5), 256, ["7H", "QC"]),
+    (("JD", 0.7), 320, ["7H", "JD", "QC"]),  # the two cover 77% of it: something else too
+])
 def test_two_cards_side_by_side_outlined_as_one_are_no_third_card(
-        read: tuple[str, float]) -> None:
-    # (real photos: a jack beside a nine of diamonds, outlined together, read JD)
-    image = np.full((300, 400, 3), (40, 90, 40), np.uint8)
+        read: tuple[str, float], width: int, kept: list[str]) -> None:
+    image = np.full((300, 440, 3), (40, 90, 40), np.uint8)
     cards = [_rect(60, 40, 126, 176), _rect(196, 40, 120, 176)]
-    both = _rect(60, 40, 256, 176)
-    reader = _ReadsBy({126: ("QC", 0.95), 120: ("7H", 0.95), 256: read})
+    both = _rect(60, 40, width, 176)
+    reader = _ReadsBy({126: ("QC", 0.95), 120: ("7H", 0.95), width: read})
     found = detect(image, reader, _FindsThese([*cards, both]),  # type: ignore[arg-type]
                    shapes_too=False)
-    assert sorted(c.card for c in found.cards) == ["7H", "QC"]
+    assert sorted(c.card for c in found.cards) == kept
 
 
 def test_a_card_under_two_others_is_not_taken_for_them_outlined_as_one() -> None:
@@ -1196,7 +1200,7 @@ def test_hidden_shares_count_the_outlines_named_and_not_those_lying_under() -> N
     back_over_left[0][1], back_over_left[1][0] = True, False
     assert hidden_shares([back, left, right, far], [False, True, True, True],
                          back_over_left)[0] == pytest.approx(0.5)
-    # only the outlines asked for (the left half lies wholly under the back)
+    # only the outlines asked for (the left half lies wholly inside the back)
     assert hidden_shares([back, left, right, far], [True] * 4, undecided, only=[1]) \
         == [0.0, pytest.approx(1.0), 0.0, 0.0]
 
