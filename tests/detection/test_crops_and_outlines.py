@@ -836,6 +836,16 @@ def test_cards_inside_an_outline_holding_two_or_read_as_a_back_stay(
     assert sorted(c.card for c in found.cards) == kept
 
 
+def _kept(boxes: list[np.ndarray], reads: dict[int, tuple[str, float]],
+          size: tuple[int, int] = (500, 900)) -> list[str]:
+    """The cards ``detect`` keeps of the learned ``boxes`` on a plain table ``size`` (height,
+    width) pixels, each box read by its width (``_ReadsBy``), in sorted order."""
+    image = np.full((*size, 3), (40, 90, 40), np.uint8)
+    found = detect(image, _ReadsBy(reads), _FindsThese(boxes),  # type: ignore[arg-type]
+                   shapes_too=False)
+    return sorted(c.card for c in found.cards)
+
+
 @pytest.mark.parametrize(("other", "width", "kept"), [
     (("back", 0.99), 240, ["7H", "QC"]),           # a book 1.9 times a card's size: no card
     (("JK", 0.99), 240, ["7H", "QC"]),             # nor read as a joker
@@ -847,40 +857,26 @@ def test_cards_inside_an_outline_holding_two_or_read_as_a_back_stay(
 ])
 def test_an_outline_much_larger_or_smaller_than_the_cards_near_it_is_no_card(
         other: tuple[str, float], width: int, kept: list[str]) -> None:
-    image = np.full((500, 900, 3), (40, 90, 40), np.uint8)
     cards = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174)]
     third = _rect(400, 60, width, round(width * 88 / 63))  # a card's shape, any size
-    reader = _ReadsBy({126: ("QC", 0.95), 124: ("7H", 0.95), width: other})
-    found = detect(image, reader, _FindsThese([*cards, third]),  # type: ignore[arg-type]
-                   shapes_too=False)
-    assert sorted(c.card for c in found.cards) == kept
+    assert _kept([*cards, third], {126: ("QC", 0.95), 124: ("7H", 0.95), width: other}) == kept
 
 
 def test_only_cards_read_for_sure_measure_the_others() -> None:
-    image = np.full((500, 900, 3), (40, 90, 40), np.uint8)
-    cards = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174)]
-    small = _rect(400, 60, 56, 78)
+    boxes = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174), _rect(400, 60, 56, 78)]
     for sure, kept in ((0.95, ["7H", "QC"]), (0.85, ["7H", "QC", "back"])):
-        reader = _ReadsBy({126: ("QC", sure), 124: ("7H", sure), 56: ("back", 0.99)})
-        found = detect(image, reader, _FindsThese([*cards, small]),  # type: ignore[arg-type]
-                       shapes_too=False)
-        assert sorted(c.card for c in found.cards) == kept
+        assert _kept(boxes, {126: ("QC", sure), 124: ("7H", sure), 56: ("back", 0.99)}) == kept
 
 
 def test_a_large_back_is_compared_with_the_cards_nearest_it() -> None:
     # An angled view: cards near the camera (below) look twice as large as far ones.
-    image = np.full((700, 1000, 3), (40, 90, 40), np.uint8)
     far = [_rect(40 + 70 * k, 20, 60, 84) for k in range(5)]
     near = [_rect(300 + 130 * k, 450, 122, 171) for k in range(2)]
     back = _rect(40, 400, 130, 182)  # a near card's size, twice most cards' (the far ones)
-    reader = _ReadsBy({60: ("2C", 0.95), 122: ("3C", 0.95), 130: ("back", 0.99)})
-    boxes = [*far, *near, back]
-    found = detect(image, reader, _FindsThese(boxes), shapes_too=False)  # type: ignore[arg-type]
-    assert [c.card for c in found.cards].count("back") == 1
+    reads = {60: ("2C", 0.95), 122: ("3C", 0.95), 130: ("back", 0.99)}
+    assert _kept([*far, *near, back], reads, (700, 1000)).count("back") == 1
     # with the near cards gone, only the far ones to compare with: no card
-    found = detect(image, reader, _FindsThese([*far, back]),  # type: ignore[arg-type]
-                   shapes_too=False)
-    assert "back" not in [c.card for c in found.cards]
+    assert "back" not in _kept([*far, back], reads, (700, 1000))
 
 
 @pytest.mark.parametrize(("read", "width", "kept"), [
@@ -891,25 +887,19 @@ def test_a_large_back_is_compared_with_the_cards_nearest_it() -> None:
 ])
 def test_two_cards_side_by_side_outlined_as_one_are_no_third_card(
         read: tuple[str, float], width: int, kept: list[str]) -> None:
-    image = np.full((300, 440, 3), (40, 90, 40), np.uint8)
     cards = [_rect(60, 40, 126, 176), _rect(196, 40, 120, 176)]
     both = _rect(60, 40, width, 176)
-    reader = _ReadsBy({126: ("QC", 0.95), 120: ("7H", 0.95), width: read})
-    found = detect(image, reader, _FindsThese([*cards, both]),  # type: ignore[arg-type]
-                   shapes_too=False)
-    assert sorted(c.card for c in found.cards) == kept
+    assert _kept([*cards, both], {126: ("QC", 0.95), 120: ("7H", 0.95), width: read},
+                 (300, 440)) == kept
 
 
 def test_a_card_under_two_others_is_not_taken_for_them_outlined_as_one() -> None:
     # Two cards lie over most of a third, each more than half on it: a card's size, it is a
     # card of its own.
-    image = np.full((400, 500, 3), (40, 90, 40), np.uint8)
     under, left, right = _rect(100, 100, 126, 176), _rect(39, 100, 124, 174), \
         _rect(162, 100, 122, 172)
-    reader = _ReadsBy({126: ("5S", 0.9), 124: ("QC", 0.95), 122: ("7H", 0.95)})
-    found = detect(image, reader, _FindsThese([under, left, right]),  # type: ignore[arg-type]
-                   shapes_too=False)
-    assert sorted(c.card for c in found.cards) == ["5S", "7H", "QC"]
+    assert _kept([under, left, right], {126: ("5S", 0.9), 124: ("QC", 0.95),
+                                        122: ("7H", 0.95)}, (400, 500)) == ["5S", "7H", "QC"]
 
 
 def test_detect_reports_what_shows_of_a_card_another_lies_on() -> None:
