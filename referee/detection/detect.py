@@ -291,6 +291,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # What is much smaller than the face-up cards near it, or read as a back or a joker
         # and much larger, is no card.
         shown = _sized(corners, readings, shown)
+        # An outline round two face-up cards lying side by side is no third card.
         shown = _round_two(corners, readings, shown, over)
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
