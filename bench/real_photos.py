@@ -20,6 +20,11 @@ lies at least 80% inside an unused outline's box (``covered_found_pct``). And by
 in the CSV): a label is then found by a detection when its IoU is at least 0.5 with the box
 of the outline or with the box of what shows of it (``visible`` in ``referee detect``'s
 JSON: the outline less the cards judged to lie on it).
+
+Other photos measure the same way: ``--root DIR`` names a folder holding ``SPLIT_labels.csv``
+(``filename,width,height,class,xmin,ymin,xmax,ymax``) and the photos in ``SPLIT/``. A photo
+that cannot be read is named on stderr and its labelled cards count as missed
+(``unreadable_images``).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import argparse
 import collections
 import csv
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -156,6 +162,9 @@ def main() -> None:
     parser.add_argument("--csv", type=Path)
     finders.add_arguments(parser)
     args = parser.parse_args()
+    if not (args.root / f"{args.split}_labels.csv").is_file():
+        parser.error(f"{args.root / f'{args.split}_labels.csv'}: no such file (--root: a folder "
+                     f"with {args.split}_labels.csv and the photos in {args.split}/)")
     labels = load_labels(args.root, args.split)
     identifier, detector, shapes_too = finders.models(args)
     verifier = finders.verifier(args)
@@ -166,9 +175,20 @@ def main() -> None:
     rows: list[dict[str, object]] = []
     unmatched: list[dict[str, object]] = []
     seconds = 0.0
+    unreadable = 0
     for name, boxes in sorted(labels.items()):
         image = cv2.imread(str(args.root / args.split / name))
         if image is None:
+            # (its cards are labelled and not found: they count as missed, not as absent)
+            print(f"real_photos: {args.split}/{name} cannot be read: its labelled cards "
+                  f"({len(boxes)}) count as missed", file=sys.stderr)
+            unreadable += 1
+            missed += len(boxes)
+            is_strip = strips([box for _, box in boxes])
+            strip_total += sum(is_strip)
+            rows.extend({"image": name, "label": label, "found": False, "iou": 0.0, "read": "",
+                         "strip": strip, "found_shown": False}
+                        for (label, _), strip in zip(boxes, is_strip, strict=True))
             continue
         started = time.perf_counter()
         cards = detect(image, identifier, detector, shapes_too, verifier, corner_model).cards
@@ -225,6 +245,7 @@ def main() -> None:
         "split": args.split, "finder": args.finder, "verifier": args.verifier,
         "runtime": finders.runtime(detector),
         "images": len(labels),
+        "unreadable_images": unreadable,
         "labelled_cards": found + missed,
         "recall_pct": round(100 * found / max(found + missed, 1), 1),
         "precision_pct": round(100 * found / max(found + false_pos, 1), 1),

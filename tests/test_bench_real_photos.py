@@ -1,10 +1,15 @@
-"""The real-photo benchmark's matching: labels box what shows of a card."""
+"""The real-photo benchmark: its matching (labels box what shows of a card), and the photos or
+labels it cannot read."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -68,3 +73,40 @@ def test_a_strip_is_found_by_the_box_of_what_shows_of_its_card() -> None:
     assert found == 0 and iou == pytest.approx(40 / 42)
     # nothing said to show: the outline's box
     assert real_photos.shown_box([], whole) == whole
+
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "real_photos.py"
+
+
+def _labels(root: Path, rows: list[str]) -> None:
+    (root / "test").mkdir(parents=True)
+    (root / "test_labels.csv").write_text(
+        "filename,width,height,class,xmin,ymin,xmax,ymax\n" + "".join(f"{r}\n" for r in rows))
+
+
+def test_a_photo_that_cannot_be_read_counts_its_cards_as_missed(tmp_path: Path) -> None:
+    _labels(tmp_path, ["table.png,640,480,king,100,100,190,226",
+                       "broken.jpg,640,480,ace,10,10,100,136",
+                       "broken.jpg,640,480,nine,200,10,290,136"])
+    cv2.imwrite(str(tmp_path / "test" / "table.png"), np.full((480, 640, 3), 60, np.uint8))
+    (tmp_path / "test" / "broken.jpg").write_text("not a photo")
+    done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path),
+                           "--csv", str(tmp_path / "out.csv")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["labelled_cards"] == 3 and figures["unreadable_images"] == 1
+    assert figures["recall_pct"] == 0.0
+    assert "test/broken.jpg cannot be read" in done.stderr
+    rows = (tmp_path / "out.csv").read_text().splitlines()
+    assert len(rows) == 1 + 3 and sum(r.startswith("broken.jpg,") for r in rows) == 2
+
+
+def test_a_folder_without_labels_is_one_error_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].endswith(
+        "test_labels.csv: no such file (--root: a folder with test_labels.csv and the photos "
+        "in test/)")
+    assert "Traceback" not in done.stderr
