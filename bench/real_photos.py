@@ -22,9 +22,9 @@ of the outline or with the box of what shows of it (``visible`` in ``referee det
 JSON: the outline less the cards judged to lie on it).
 
 Other photos measure the same way: ``--root DIR`` names a folder holding ``SPLIT_labels.csv``
-(``filename,width,height,class,xmin,ymin,xmax,ymax``) and the photos in ``SPLIT/``. A photo
-that cannot be read is named on stderr and its labelled cards count as missed
-(``unreadable_images``).
+(``filename,width,height,class,xmin,ymin,xmax,ymax``, classes the ranks' names ``two`` to
+``ace``) and the photos in ``SPLIT/``. A photo that cannot be read is named on stderr and its
+labelled cards count as missed (``unreadable_images``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ from matching import best_first
 from referee.detection.detect import detect
 
 ROOT = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "edje-cards"
-RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+RANKS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+         "eight": "8", "nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K",
+         "ace": "A"}
 
 
 def _iou(a: list[float], b: list[float]) -> float:
@@ -166,6 +168,10 @@ def main() -> None:
         parser.error(f"{args.root / f'{args.split}_labels.csv'}: no such file (--root: a folder "
                      f"with {args.split}_labels.csv and the photos in {args.split}/)")
     labels = load_labels(args.root, args.split)
+    unknown = sorted({label for boxes in labels.values() for label, _ in boxes} - set(RANKS))
+    if unknown:
+        parser.error(f"{args.split}_labels.csv: classes {', '.join(unknown)} are no rank "
+                     f"(known: {', '.join(RANKS)})")
     identifier, detector, shapes_too = finders.models(args)
     verifier = finders.verifier(args)
     corner_model = finders.corner_model(args)
@@ -261,7 +267,7 @@ def main() -> None:
         "recall_shown_pct": round(100 * found_shown / max(found + missed, 1), 1),
         "precision_shown_pct": round(100 * found_shown / max(detections, 1), 1),
         "rank_accuracy_shown_pct": round(100 * rank_ok_shown / max(found_shown, 1), 1),
-        "ms_per_image": round(1000 * seconds / max(len(labels), 1), 1),
+        "ms_per_image": round(1000 * seconds / max(len(labels) - unreadable, 1), 1),
     }))
 
 

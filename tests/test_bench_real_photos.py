@@ -110,3 +110,11 @@ def test_a_folder_without_labels_is_one_error_line(tmp_path: Path) -> None:
         "test_labels.csv: no such file (--root: a folder with test_labels.csv and the photos "
         "in test/)")
     assert "Traceback" not in done.stderr
+
+
+def test_a_class_that_names_no_rank_is_one_error_line(tmp_path: Path) -> None:
+    _labels(tmp_path, ["a.png,640,480,joker,100,100,190,226"])
+    done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "classes joker are no rank" in done.stderr.strip().splitlines()[-1]
