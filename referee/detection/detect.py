@@ -38,7 +38,6 @@ from referee.detection.outlines import (
     find_cards,
     gradients,
     hidden_shares,
-    hull_areas,
     near_edge,
     quad_iou,
     shared_areas,
@@ -286,13 +285,16 @@ def detect(image: Image, identifier: CardIdentifier | None,
         parts = _parts(corners, [card for card, _ in readings], image)
         shown = [keep and not part and not (word and card == UNSURE) for keep, part, word, (card, _)
                  in zip(shown, parts, on_word, readings, strict=True)]
+        # The outlines' convex hulls' areas and overlaps, for the next three rules.
+        areas, shared = shared_areas(corners)
         # Part of a card outlined again inside its whole outline is no card of its own.
-        shown = _fragments(corners, readings, shown)
+        shown = _fragments(areas, shared, readings, shown)
         # What is much smaller than the face-up cards near it, or read as a back or a joker
         # and much larger, is no card.
-        shown = _sized(corners, readings, shown)
+        sizes = np.sqrt(areas)
+        shown = _sized(corners, sizes, readings, shown)
         # An outline round two face-up cards lying side by side is no third card.
-        shown = _round_two(corners, readings, shown, over)
+        shown = _round_two(corners, sizes, shared, readings, shown, over)
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
         readings = [readings[i] for i in kept]
@@ -403,7 +405,7 @@ def _parts(corners: Sequence[npt.NDArray[np.float64]], cards: Sequence[str],
         for i, card in enumerate(cards)]
 
 
-def _fragments(corners: Sequence[npt.NDArray[np.float64]],
+def _fragments(areas: Sequence[float], shared: Sequence[Sequence[float]],
                readings: Sequence[tuple[str, float]], kept: Sequence[bool]) -> list[bool]:
     """``kept`` less the outlines read as a card (not ``??``: a card under another, the
     other outlined with it as one, reads so) that lie at least FRAGMENT_INSIDE inside
@@ -411,8 +413,8 @@ def _fragments(corners: Sequence[npt.NDArray[np.float64]],
     (``readings``) and not as a back (a back outlined with a card it lies on reads so);
     not when another outline lies so inside that one too, overlapping this one by less
     than half of the smaller: the bigger outline then holds two cards (two side by side
-    outlined as one). (Convex hulls: a card is convex.)"""
-    areas, shared = shared_areas(corners)
+    outlined as one). (``areas``, ``shared``: the outlines' convex hulls', from
+    ``outlines.shared_areas``; a card is convex.)"""
     count = len(areas)
     inside = [[kept[i] and kept[j] and i != j and 0 < areas[i] <= FRAGMENT_AREA * areas[j]
                and shared[i][j] >= FRAGMENT_INSIDE * areas[i]
@@ -429,14 +431,14 @@ def _fragments(corners: Sequence[npt.NDArray[np.float64]],
     return [keep and not any(part_of(i, j) for j in range(count)) for i, keep in enumerate(kept)]
 
 
-def _sized(corners: Sequence[npt.NDArray[np.float64]],
+def _sized(corners: Sequence[npt.NDArray[np.float64]], sizes: npt.NDArray[np.float64],
            readings: Sequence[tuple[str, float]], kept: Sequence[bool]) -> list[bool]:
-    """``kept`` less the outlines whose size (the square root of their convex hull's area) is
-    under UNDERSIZED times the median size of the SIZE_NEAR other kept outlines nearest to it
-    (centre to centre) read as face-up cards at least SIZE_SURE sure (``readings``), or, read
-    as a back or a joker, more than OVERSIZED times it. An outline stays when no other kept
-    outline in the picture is such a card, or when their median size is nought."""
-    sizes = np.sqrt(hull_areas(corners))
+    """``kept`` less the outlines whose size (``sizes``: the square root of their convex
+    hull's area) is under UNDERSIZED times the median size of the SIZE_NEAR other kept
+    outlines nearest to it (centre to centre) read as face-up cards at least SIZE_SURE sure
+    (``readings``), or, read as a back or a joker, more than OVERSIZED times it. An outline
+    stays when no other kept outline in the picture is such a card, or when their median size
+    is nought."""
     centres = np.array([np.asarray(c, np.float64).reshape(-1, 2).mean(axis=0) for c in corners])
     cards = np.array([j for j, (card, sure) in enumerate(readings)
                       if kept[j] and suited(card) and sure >= SIZE_SURE], int)
@@ -455,16 +457,15 @@ def _sized(corners: Sequence[npt.NDArray[np.float64]],
     return out
 
 
-def _round_two(corners: Sequence[npt.NDArray[np.float64]],
-               readings: Sequence[tuple[str, float]], kept: Sequence[bool],
-               over: Stacking) -> list[bool]:
+def _round_two(corners: Sequence[npt.NDArray[np.float64]], sizes: npt.NDArray[np.float64],
+               shared: Sequence[Sequence[float]], readings: Sequence[tuple[str, float]],
+               kept: Sequence[bool], over: Stacking) -> list[bool]:
     """``kept`` less the outlines read as anything but a back (``readings``; backs so covered
     are dropped before, HIDDEN_BACK) that the kept outlines read as face-up cards cover at
     least HIDDEN_BACK, leaving out those it lies over (``over``), two or more of which lie at
-    least half inside it, and whose size (``_sized``'s) is more than ROUND_TWO times the
-    median of theirs."""
+    least half inside it (``shared``: the areas each two share), and whose size (``sizes``,
+    as ``_sized`` takes them) is more than ROUND_TWO times the median of theirs."""
     faces = [kept[j] and suited(card) for j, (card, _) in enumerate(readings)]
-    sizes = np.sqrt(hull_areas(corners))
     # (the smallest card inside is no larger than their median, so some face-up card must be
     # that much smaller: in most frames none is)
     asked = [i for i, (card, _) in enumerate(readings) if kept[i] and card != BACK_CODE
@@ -477,13 +478,8 @@ def _round_two(corners: Sequence[npt.NDArray[np.float64]],
     for i in asked:
         if hidden[i] < HIDDEN_BACK:
             continue
-        hull = Polygon(corners[i]).convex_hull
-        inside = []
-        for j, face in enumerate(faces):
-            if face and j != i and over[i][j] is not True:
-                other = Polygon(corners[j]).convex_hull
-                if 0 < other.area <= 2 * hull.intersection(other).area:  # half inside, or more
-                    inside.append(j)
+        inside = [j for j, face in enumerate(faces) if face and j != i
+                  and over[i][j] is not True and 0 < sizes[j] ** 2 <= 2 * shared[i][j]]
         out[i] = not (len(inside) >= 2 and sizes[i] > ROUND_TWO * median(sizes[inside].tolist()))
     return out
 

@@ -577,11 +577,6 @@ def greedy_distinct(quads: Sequence[npt.NDArray[np.float64]], limit: float, *,
     return kept
 
 
-def hull_areas(quads: Sequence[npt.ArrayLike]) -> list[float]:
-    """The area of each 4-corner outline's convex hull (as ``shared_areas`` gives them)."""
-    return [_Hull.of(q).area for q in quads]
-
-
 def shared_areas(quads: Sequence[npt.ArrayLike],
                  ) -> tuple[list[float], list[list[float]]]:
     """The area of each 4-corner outline's convex hull, and the area each two of them share
