@@ -413,8 +413,11 @@ def _fragments(areas: Sequence[float], shared: Sequence[Sequence[float]],
     (``readings``) and not as a back (a back outlined with a card it lies on reads so);
     not when another outline lies so inside that one too, overlapping this one by less
     than half of the smaller: the bigger outline then holds two cards (two side by side
-    outlined as one). (``areas``, ``shared``: the outlines' convex hulls', from
-    ``outlines.shared_areas``; a card is convex.)"""
+    outlined as one), unless all of them are read as the face-up card the bigger one is
+    read as: then, whatever the confidences, they are parts of that card (real photos: a
+    nine outlined whole and as its two halves, each half read surer than the whole).
+    (``areas``, ``shared``: the outlines' convex hulls', from ``outlines.shared_areas``; a
+    card is convex.)"""
     count = len(areas)
     inside = [[kept[i] and kept[j] and i != j and 0 < areas[i] <= FRAGMENT_AREA * areas[j]
                and shared[i][j] >= FRAGMENT_INSIDE * areas[i]
@@ -424,9 +427,16 @@ def _fragments(areas: Sequence[float], shared: Sequence[Sequence[float]],
         return shared[i][k] < 0.5 * min(areas[i], areas[k])
 
     def part_of(i: int, j: int) -> bool:
-        return (inside[i][j] and readings[i][0] != UNSURE and readings[j][0] != BACK_CODE
-                and readings[j][1] >= readings[i][1]
-                and not any(k != i and inside[k][j] and apart(i, k) for k in range(count)))
+        if not (inside[i][j] and readings[i][0] != UNSURE and readings[j][0] != BACK_CODE):
+            return False
+        others = [k for k in range(count) if k != i and inside[k][j] and apart(i, k)]
+        if readings[j][1] >= readings[i][1] and not others:
+            return True
+        # Two or more outlines apart in there, all read as the very card they lie inside:
+        # parts of that card, however surely each is read (a deck has one of each card).
+        card = readings[i][0]
+        return bool(others) and suited(card) and card == readings[j][0] \
+            and all(readings[k][0] == card for k in others)
 
     return [keep and not any(part_of(i, j) for j in range(count)) for i, keep in enumerate(kept)]
 

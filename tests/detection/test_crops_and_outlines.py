@@ -836,6 +836,43 @@ def test_cards_inside_an_outline_holding_two_or_read_as_a_back_stay(
     assert sorted(c.card for c in found.cards) == kept
 
 
+class _FaceReads(_ReadsBy):
+    """``_ReadsBy`` by height; what its corners leave ``??`` its face, read last, names
+    ``face`` (0.75 sure)."""
+
+    def __init__(self, by_size: dict[int, tuple[str, float]], face: str) -> None:
+        super().__init__(by_size, axis=1)
+        self.face = face
+
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+        from dataclasses import replace
+
+        return [replace(r, card=self.face, confidence=0.75) if r.card == "??" else r
+                for r in readings]
+
+
+@pytest.mark.parametrize(("halves", "face", "kept"), [
+    # its corners unread, the whole card's face says QS: the halves are parts of it, though
+    # each was read surer
+    (2, "QS", ["QS"]),
+    # the face says another card: two cards outlined as one (``_round_two``)
+    (2, "QH", ["QS", "QS"]),
+    # one part alone, read surer than the whole: which is the card is not told
+    (1, "QS", ["QS", "QS"]),
+])
+def test_halves_of_a_card_read_as_the_card_they_lie_in_are_no_cards_of_their_own(
+        halves: int, face: str, kept: list[str]) -> None:
+    whole = _rect(100, 100, 126, 176)
+    parts = [_rect(100, 100, 126, 86), _rect(100, 190, 126, 86)][:halves]
+    image = np.full((500, 600, 3), (40, 90, 40), np.uint8)
+    reader = _FaceReads({176: ("??", 0.5), 86: ("QS", 0.99)}, face)
+    found = detect(image, reader, _FindsThese([whole, *parts]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert sorted(c.card for c in found.cards) == kept
+    if kept == ["QS"]:
+        assert np.ptp(np.array(found.cards[0].corners)[:, 1]) == pytest.approx(176)
+
+
 def _kept(boxes: list[np.ndarray], reads: dict[int, tuple[str, float]],
           size: tuple[int, int] = (500, 900)) -> list[str]:
     """The cards ``detect`` keeps of the learned ``boxes`` on a plain table ``size`` (height,
