@@ -939,6 +939,18 @@ def test_a_card_under_two_others_is_not_taken_for_them_outlined_as_one() -> None
                                         122: ("7H", 0.95)}, (400, 500)) == ["5S", "7H", "QC"]
 
 
+@pytest.mark.parametrize(("read", "box", "kept"), [
+    (("??", 0.5), _rect(400, 420, 120, 168), ["QC"]),        # cut by the picture, alone
+    (("??", 0.5), _rect(400, 300, 120, 168), ["??", "QC"]),  # in the picture: a card unread
+    (("??", 0.5), _rect(150, 420, 120, 168), ["??", "QC"]),  # on or under a card
+    (("9S", 0.95), _rect(400, 420, 120, 168), ["9S", "QC"]),  # read: a card the picture cuts
+])
+def test_an_unread_outline_the_picture_cuts_is_no_card_unless_it_overlaps_one(
+        read: tuple[str, float], box: np.ndarray, kept: list[str]) -> None:
+    card = _rect(60, 300, 126, 176)  # in the picture, 500 px high
+    assert _kept([card, box], {126: ("QC", 0.95), 120: read}) == kept
+
+
 def test_detect_reports_what_shows_of_a_card_another_lies_on() -> None:
     image, quads, visible = _pair("QS", "7H")
     found = detect(image, _ReadsAs("QS", 0.99), _FindsThese(quads),  # type: ignore[arg-type]
