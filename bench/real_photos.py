@@ -25,6 +25,10 @@ Other photos measure the same way: ``--root DIR`` names a folder holding ``SPLIT
 (``filename,width,height,class,xmin,ymin,xmax,ymax``, classes the ranks' names ``two`` to
 ``ace``) and the photos in ``SPLIT/``. A photo that cannot be read is named on stderr and its
 labelled cards count as missed (``unreadable_images``).
+
+``--scale F`` measures the same photos resized by F (and their labels with them: INTER_AREA
+smaller, bicubic larger), as a camera with more or fewer pixels, or farther off, would see
+them. Made larger they are blurred rather than sharp, so that says less than a smaller scale.
 """
 
 from __future__ import annotations
@@ -157,11 +161,29 @@ def _unmatched_path(path: Path) -> Path:
     return path.with_name(f"{path.stem}_unmatched{path.suffix}")
 
 
+def _scale(text: str) -> float:
+    try:
+        factor = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no number") from None
+    if not 0.1 <= factor <= 8:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a factor from 0.1 to 8")
+    return factor
+
+
+def resized(image: np.ndarray, factor: float) -> np.ndarray:
+    """``image`` scaled by ``factor`` (area-averaged smaller, bicubic larger)."""
+    method = cv2.INTER_AREA if factor < 1 else cv2.INTER_CUBIC
+    return np.asarray(cv2.resize(image, None, fx=factor, fy=factor, interpolation=method))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="test", choices=["train", "test"])
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--csv", type=Path)
+    parser.add_argument("--scale", type=_scale, default=1.0,
+                        help="resize each photo and its labels by this factor first")
     finders.add_arguments(parser)
     args = parser.parse_args()
     if not (args.root / f"{args.split}_labels.csv").is_file():
@@ -184,6 +206,9 @@ def main() -> None:
     unreadable = 0
     for name, boxes in sorted(labels.items()):
         image = cv2.imread(str(args.root / args.split / name))
+        if image is not None and args.scale != 1.0:
+            image = resized(image, args.scale)
+            boxes = [(label, [v * args.scale for v in box]) for label, box in boxes]
         if image is None:
             # (its cards are labelled and not found: they count as missed, not as absent)
             print(f"real_photos: {args.split}/{name} cannot be read: its labelled cards "
@@ -248,7 +273,8 @@ def main() -> None:
             writer.writeheader()
             writer.writerows(unmatched)
     print(json.dumps({
-        "split": args.split, "finder": args.finder, "verifier": args.verifier,
+        "split": args.split, "scale": args.scale, "finder": args.finder,
+        "verifier": args.verifier,
         "runtime": finders.runtime(detector),
         "images": len(labels),
         "unreadable_images": unreadable,

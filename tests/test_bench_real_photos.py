@@ -118,3 +118,29 @@ def test_a_class_that_names_no_rank_is_one_error_line(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "classes joker are no rank" in done.stderr.strip().splitlines()[-1]
+
+
+def test_photos_resized_are_measured_against_their_labels_resized(tmp_path: Path) -> None:
+    from synth import effects
+    from synth.camera import Camera
+    from synth.scene import Renderer, Scene, card
+
+    camera = Camera.looking_at((0.0, 0.0), 300.0, tilt_deg=15.0, image_size=(960, 540))
+    scene = Scene((card("a", "7C", "aisleriot:anglo_poker", (0.0, 0.0), 20.0),))
+    clean = effects.Photometry.random(np.random.default_rng(0), clean=True)
+    image, truth = Renderer(camera, np.random.default_rng(1), clean).render(scene)
+    (x0, y0), (x1, y1) = np.array(truth.objects[0].corners_px).min(axis=0), \
+        np.array(truth.objects[0].corners_px).max(axis=0)
+    _labels(tmp_path, [f"seven.png,960,540,seven,{x0:.0f},{y0:.0f},{x1:.0f},{y1:.0f}"])
+    cv2.imwrite(str(tmp_path / "test" / "seven.png"), image)
+    for scale in ("1", "0.5"):
+        done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path),
+                               "--scale", scale], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        assert figures["scale"] == float(scale)
+        assert (figures["recall_pct"], figures["rank_accuracy_of_found_pct"]) == (100.0, 100.0)
+    done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path), "--scale", "0"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "'0': give a factor from 0.1 to 8" in done.stderr.strip().splitlines()[-1]
