@@ -65,8 +65,9 @@ SAME_CARD_INSIDE: Final = 0.8
 #: An outline read as a card lying at least FRAGMENT_INSIDE inside another, at most
 #: FRAGMENT_AREA of its area, is part of that card outlined again (half of it, its court
 #: picture read as a joker) when the other is read at least as surely, not as a back, and
-#: holds no other such outline apart from it: cards are one size, and one lying on another
-#: is as large in the picture (``_fragments``, session 38, models/README.md).
+#: holds no other such outline apart from it (or all such are read as the card it is read
+#: as: its halves, session 41): cards are one size, and one lying on another is as large in
+#: the picture (``_fragments``, session 38, models/README.md).
 FRAGMENT_INSIDE: Final = 0.9
 FRAGMENT_AREA: Final = 0.7
 #: Cards are one size (``_sized``). An outline's size is the square root of its convex
@@ -285,7 +286,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         parts = _parts(corners, [card for card, _ in readings], image)
         shown = [keep and not part and not (word and card == UNSURE) for keep, part, word, (card, _)
                  in zip(shown, parts, on_word, readings, strict=True)]
-        # The outlines' convex hulls' areas and overlaps, for the next three rules.
+        # The outlines' convex hulls' areas and overlaps, for the next four rules.
         areas, shared = shared_areas(corners)
         # Part of a card outlined again inside its whole outline is no card of its own.
         shown = _fragments(areas, shared, readings, shown)
