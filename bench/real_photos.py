@@ -183,7 +183,9 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--csv", type=Path)
     parser.add_argument("--scale", type=_scale, default=1.0,
-                        help="resize each photo and its labels by this factor first")
+                        help="resize each photo and its labels by this factor first, 0.1 "
+                             "to 8 (default 1: as taken); the CSVs' boxes are then in the "
+                             "resized photos' pixels")
     finders.add_arguments(parser)
     args = parser.parse_args()
     if not (args.root / f"{args.split}_labels.csv").is_file():
