@@ -207,10 +207,8 @@ def main() -> None:
     seconds = 0.0
     unreadable = 0
     for name, boxes in sorted(labels.items()):
+        boxes = [(label, [v * args.scale for v in box]) for label, box in boxes]
         image = cv2.imread(str(args.root / args.split / name))
-        if image is not None and args.scale != 1.0:
-            image = resized(image, args.scale)
-            boxes = [(label, [v * args.scale for v in box]) for label, box in boxes]
         if image is None:
             # (its cards are labelled and not found: they count as missed, not as absent)
             print(f"real_photos: {args.split}/{name} cannot be read: its labelled cards "
@@ -223,6 +221,8 @@ def main() -> None:
                          "strip": strip, "found_shown": False}
                         for (label, _), strip in zip(boxes, is_strip, strict=True))
             continue
+        if args.scale != 1.0:
+            image = resized(image, args.scale)
         started = time.perf_counter()
         cards = detect(image, identifier, detector, shapes_too, verifier, corner_model).cards
         seconds += time.perf_counter() - started

@@ -78,6 +78,12 @@ def test_a_strip_is_found_by_the_box_of_what_shows_of_its_card() -> None:
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "real_photos.py"
 
 
+def _bench(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The benchmark run on the photos under ``root`` (more ``args`` after ``--root``)."""
+    return subprocess.run([sys.executable, str(BENCH), "--root", str(root), *args],
+                          capture_output=True, text=True, check=False)
+
+
 def _labels(root: Path, rows: list[str]) -> None:
     (root / "test").mkdir(parents=True)
     (root / "test_labels.csv").write_text(
@@ -90,9 +96,7 @@ def test_a_photo_that_cannot_be_read_counts_its_cards_as_missed(tmp_path: Path) 
                        "broken.jpg,640,480,nine,200,10,290,136"])
     cv2.imwrite(str(tmp_path / "test" / "table.png"), np.full((480, 640, 3), 60, np.uint8))
     (tmp_path / "test" / "broken.jpg").write_text("not a photo")
-    done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path),
-                           "--csv", str(tmp_path / "out.csv")],
-                          capture_output=True, text=True, check=False)
+    done = _bench(tmp_path, "--csv", str(tmp_path / "out.csv"))
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["labelled_cards"] == 3 and figures["unreadable_images"] == 1
@@ -103,8 +107,7 @@ def test_a_photo_that_cannot_be_read_counts_its_cards_as_missed(tmp_path: Path) 
 
 
 def test_a_folder_without_labels_is_one_error_line(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path)],
-                          capture_output=True, text=True, check=False)
+    done = _bench(tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].endswith(
         "test_labels.csv: no such file (--root: a folder with test_labels.csv and the photos "
@@ -114,8 +117,7 @@ def test_a_folder_without_labels_is_one_error_line(tmp_path: Path) -> None:
 
 def test_a_class_that_names_no_rank_is_one_error_line(tmp_path: Path) -> None:
     _labels(tmp_path, ["a.png,640,480,joker,100,100,190,226"])
-    done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path)],
-                          capture_output=True, text=True, check=False)
+    done = _bench(tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "classes joker are no rank" in done.stderr.strip().splitlines()[-1]
 
@@ -134,13 +136,11 @@ def test_photos_resized_are_measured_against_their_labels_resized(tmp_path: Path
     _labels(tmp_path, [f"seven.png,960,540,seven,{x0:.0f},{y0:.0f},{x1:.0f},{y1:.0f}"])
     cv2.imwrite(str(tmp_path / "test" / "seven.png"), image)
     for scale in ("1", "0.5"):
-        done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path),
-                               "--scale", scale], capture_output=True, text=True, check=False)
+        done = _bench(tmp_path, "--scale", scale)
         assert done.returncode == 0, done.stderr
         figures = json.loads(done.stdout.strip().splitlines()[-1])
         assert figures["scale"] == float(scale)
         assert (figures["recall_pct"], figures["rank_accuracy_of_found_pct"]) == (100.0, 100.0)
-    done = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path), "--scale", "0"],
-                          capture_output=True, text=True, check=False)
+    done = _bench(tmp_path, "--scale", "0")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "'0': give a factor from 0.1 to 8" in done.stderr.strip().splitlines()[-1]
