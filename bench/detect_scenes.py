@@ -17,6 +17,9 @@ reading them (``detect``). Prints, for cards whose outline lies in the frame and
   against the counted cards alone, as before session 31);
 - milliseconds per frame: median and 95th percentile (``--repeat N``: each frame's time is
   the fastest of N runs, as steady as a shared machine allows; its readings are the same).
+``--calibrated`` gives ``detect`` the table's plane each frame was rendered with (camera
+matrix, lens distortion and homography: what ``referee calibrate`` measures, without its
+error), as ``referee detect --calibration`` does.
 ``--csv FILE`` writes one row per counted card (scene, deck, truth, visible fraction, width in
 pixels (its shortest side), found, IoU, read), to compare two models card by card.
 """
@@ -36,9 +39,12 @@ import numpy as np
 from matching import best_first
 from shapely.geometry import Polygon
 
+from referee.calibration.rectify import PlaneMap
+from referee.calibration.solve import Lens
 from referee.detection.crops import order_corners
 from referee.detection.detect import detect
 from synth.random_scenes import random_scene
+from synth.scene import Truth
 
 MIN_WIDTH_PX = 45.0
 DEFAULT_SIZE = (1280, 720)
@@ -68,6 +74,13 @@ def _sides(corners: np.ndarray) -> np.ndarray:
     return np.asarray(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1), float)
 
 
+def _plane(truth: Truth) -> PlaneMap:
+    """The table's plane a frame was rendered with, as a calibration gives it."""
+    lens = Lens(np.array(truth.camera_matrix), np.array(truth.dist_coeffs))
+    return PlaneMap(lens, np.array(truth.image_to_table), (truth.image_size[0],
+                                                            truth.image_size[1]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="test", choices=["train", "val", "test"])
@@ -79,6 +92,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1,
                         help="time each frame this many times and take the fastest (a "
                              "shared or noisy machine slows single runs at random)")
+    parser.add_argument("--calibrated", action="store_true",
+                        help="give detect each frame's table plane (as a calibration does)")
     finders.add_arguments(parser)
     args = parser.parse_args()
     identifier, detector, shapes_too = finders.models(args)
@@ -112,7 +127,8 @@ def main() -> None:
         for _ in range(max(1, args.repeat)):
             started = time.perf_counter()
             decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
-            result = detect(decoded, identifier, detector, shapes_too, verifier, corner_model)
+            result = detect(decoded, identifier, detector, shapes_too, verifier, corner_model,
+                            plane=_plane(truth) if args.calibrated else None)
             fastest = min(fastest, time.perf_counter() - started)
         times.append(fastest)
         outlines = [np.array(c.corners) for c in result.cards]
@@ -174,7 +190,7 @@ def main() -> None:
     print(json.dumps({
         "split": args.split, "finder": args.finder, "verifier": args.verifier,
         "runtime": finders.runtime(detector),
-        "scenes": args.scenes, "cards": cards,
+        "scenes": args.scenes, "calibrated": args.calibrated, "cards": cards,
         "found_pct": pct(found, cards), "outline_iou_0.9_pct": pct(tight, cards),
         "fully_visible": {"cards": full_cards, "found_pct": pct(full_found, full_cards),
                           "outline_iou_0.9_pct": pct(full_tight, full_cards)},

@@ -337,7 +337,9 @@ def _describe_observation(data: dict[str, object]) -> str:
 @cli.command()
 @click.argument("image", type=click.Path(dir_okay=False))
 @click.option("--calibration", "calibration_file", type=click.Path(dir_okay=False),
-              help="Also give each card's corners on the table (mm).")
+              help="The table's calibration: a card under another is outlined whole "
+                   "from the end it shows, and each card's corners are given on the "
+                   "table (mm) too.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the contract's shape).")
 @click.option("--annotate", "annotate_file", type=click.Path(dir_okay=False),
               help="Write a copy of the image with outlines and labels.")
@@ -395,7 +397,8 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
         click.echo(f"referee: warning: {no_corners}; outlines are as tightened on the "
                    "picture's edges", err=True)
     found = run_detect(picture, identifier, detector, verifier=verifier,
-                       corner_model=corner_model)
+                       corner_model=corner_model,
+                       plane=calibration.plane if calibration is not None else None)
     if detector is not None and detector.fallback_reason:
         click.echo(f"referee: warning: {detector.fallback_reason}; onnxruntime ran the card "
                    "detector instead", err=True)

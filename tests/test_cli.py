@@ -246,3 +246,31 @@ def test_a_model_file_that_cannot_be_loaded_is_one_line_of_error(
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("referee: error: models/card_suit.onnx cannot be loaded") \
         and "internal error" not in err and "git checkout" in err
+
+
+def test_detect_with_a_calibration_gives_detect_the_table_s_plane(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import cv2
+    import numpy as np
+
+    from referee.calibration.model import load_calibration
+    from referee.detection import detect
+    from referee.detection.detect import Detections
+
+    planes: list[object] = []
+
+    def spy(*_: object, plane: object = None, **__: object) -> Detections:
+        planes.append(plane)
+        return Detections([])
+
+    monkeypatch.setattr(detect, "detect", spy)
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), np.full((540, 960, 3), 90, np.uint8))
+    calibration = ROOT / "sample_footage" / "shove" / "calibration.json"
+    assert run(["detect", str(image), "--json"], capsys)[0] == 0
+    assert run(["detect", str(image), "--json", "--calibration", str(calibration)],
+               capsys)[0] == 0
+    expected = load_calibration(calibration).plane
+    assert planes[0] is None and planes[1] is not None
+    assert np.array_equal(planes[1].image_to_table, expected.image_to_table)  # type: ignore[attr-defined]

@@ -13,7 +13,9 @@ import numpy as np
 import numpy.typing as npt
 from shapely.geometry import Polygon
 
+from referee.calibration.rectify import PlaneMap
 from referee.cards import BACK_CODE, JOKER_CODE
+from referee.detection.card_shape import card_shaped
 from referee.detection.cards import (
     NOT_A_CARD,
     UNSURE,
@@ -182,7 +184,8 @@ def find_outlines(image: Image, detector: CardDetector | None,
 def detect(image: Image, identifier: CardIdentifier | None,
            detector: CardDetector | None = None, shapes_too: bool = True,
            verifier: CardVerifier | None = None,
-           corner_model: CornerModel | None = None) -> Detections:
+           corner_model: CornerModel | None = None,
+           plane: PlaneMap | None = None) -> Detections:
     slopes = gradients(image)
     outlines = find_outlines(image, detector, shapes_too, slopes)
     warnings: list[str] = []
@@ -304,6 +307,14 @@ def detect(image: Image, identifier: CardIdentifier | None,
         over = [[over[i][j] for j in kept] for i in kept]
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
+    if plane is not None:
+        # On a calibrated table a card is 63 x 88 mm: one that shows one end is a card's
+        # size from that end (its outline reached under the card on it by a guess at its
+        # length), and so is an outline whose one end is a card's and whose other is off.
+        whole = card_shaped([o.corners for o in outlines], visible, plane)
+        if any(new is not o.corners for new, o in zip(whole, outlines, strict=True)):
+            outlines = [replace(o, corners=new) for o, new in zip(outlines, whole, strict=True)]
+            visible = shown_parts(whole, over, width, height)
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3),
                           [np.round(piece, 1).tolist() for piece in pieces])
              for o, (card, confidence), pieces in zip(outlines, readings, visible, strict=True)]

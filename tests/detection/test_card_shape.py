@@ -1,0 +1,158 @@
+"""Outlines made a card's shape on a calibrated table (``detection.card_shape``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from shapely.geometry import Polygon
+
+from referee.calibration.rectify import PlaneMap
+from referee.calibration.solve import Lens
+from referee.detection.card_shape import card_shaped
+from referee.detection.detect import detect
+from synth.camera import Camera
+from synth.scene import Renderer, Scene, card
+from tests.detection.test_crops_and_outlines import CLEAN, _FindsThese, _iou, _ReadsAs
+
+#: An angled webcam with a barrel lens: lengths on the table shrink with distance.
+CAMERA = Camera.looking_at((0.0, 0.0), 420.0, tilt_deg=35.0, yaw_deg=10.0,
+                           image_size=(960, 540), dist_coeffs=(-0.2, 0.05, 0.0, 0.0, 0.0))
+PLANE = PlaneMap(Lens(CAMERA.camera_matrix, CAMERA.dist_coeffs), CAMERA.image_to_table,
+                 (960, 540))
+
+
+def _card_mm(centre: tuple[float, float], angle: float, length: float = 88.0,
+             from_end: int = 0) -> np.ndarray:
+    """A card's corners on the table (corner 0 -> 1 its first end), or the ``length`` of it
+    that reaches from end ``from_end``."""
+    a = np.radians(angle)
+    along, across = np.array([np.sin(a), np.cos(a)]), np.array([np.cos(a), -np.sin(a)])
+    first = np.array(centre) - along * 44.0
+    if from_end == 1:
+        first = first + along * (88.0 - length)
+    near = [first + across * 31.5, first - across * 31.5]
+    return np.array([near[0], near[1], near[1] + along * length, near[0] + along * length])
+
+
+def _shows(corners_px: np.ndarray, until: float, from_end: int = 0) -> list[np.ndarray]:
+    """What shows of an outline: the share ``until`` of its length from end ``from_end``."""
+    c = corners_px
+    if from_end == 1:
+        c = c[[3, 2, 1, 0]]
+    far = [c[0] + (c[3] - c[0]) * until, c[1] + (c[2] - c[1]) * until]
+    return [np.array([c[0], c[1], far[1], far[0]])]
+
+
+@pytest.mark.parametrize("from_end", [0, 1])
+@pytest.mark.parametrize("angle", [0.0, 35.0, 100.0])
+def test_a_card_showing_one_end_is_a_card_s_size_from_that_end(from_end: int,
+                                                               angle: float) -> None:
+    whole = PLANE.to_pixels(_card_mm((10.0, -20.0), angle))
+    # outlined 70% of its length from its shown end, which shows for half its length
+    short = PLANE.to_pixels(_card_mm((10.0, -20.0), angle, 0.7 * 88, from_end))
+    assert _iou(short, whole) < 0.75
+    (done,) = card_shaped([short], [_shows(short, 0.5 / 0.7, from_end)], PLANE)
+    assert np.abs(done - whole).max() < 0.5  # the same corners, in the same order
+
+
+def test_a_card_shorter_than_wide_is_still_told_its_ends_by_their_width() -> None:
+    whole = PLANE.to_pixels(_card_mm((-30.0, 10.0), 60.0))
+    short = PLANE.to_pixels(_card_mm((-30.0, 10.0), 60.0, 45.0))  # 45 x 63 mm
+    (done,) = card_shaped([np.roll(short, 1, axis=0)], [_shows(short, 0.6)], PLANE)
+    assert np.abs(np.roll(done, -1, axis=0) - whole).max() < 0.5
+
+
+def test_an_outline_showing_both_ends_or_neither_or_no_card_s_end_stays() -> None:
+    whole = PLANE.to_pixels(_card_mm((0.0, 0.0), 20.0))
+    short = PLANE.to_pixels(_card_mm((0.0, 0.0), 20.0, 70.0))
+    middle = [np.array([*_shows(short, 0.7)[0][2:], *_shows(short, 0.3)[0][2:][::-1]])]
+    # a strip 40 mm wide (a long side that shows, say) is no card's end
+    narrow = short.copy()
+    narrow[1] = short[0] + (short[1] - short[0]) * 40 / 63
+    narrow[2] = short[3] + (short[2] - short[3]) * 40 / 63
+    # two cards side by side outlined as one (82 mm across) show one end: no card's
+    wide = PLANE.to_pixels(_card_mm((0.0, 0.0), 0.0, 120.0) @ np.diag([82 / 63, 1.0]))
+    outlines = [whole, short, short, narrow, wide]
+    shown = [[whole], [short], middle, _shows(narrow, 0.5), _shows(wide, 0.5)]
+    done = card_shaped(outlines, shown, PLANE)
+    assert all(d is o for d, o in zip(done, outlines, strict=True))
+    assert card_shaped([short], [[]], PLANE)[0] is short  # nothing shows
+
+
+def test_detect_outlines_a_covered_card_whole_on_a_calibrated_table() -> None:
+    # The seven lies across the four's lower end; the four is outlined a little beyond
+    # the seven's near edge, short of its own end, as the detector often outlines it.
+    scene = Scene((card("a", "4S", "aisleriot:anglo_poker", (0.0, 0.0), 0.0),
+                   card("b", "7H", "aisleriot:anglo_poker", (0.0, 50.0), 90.0)))
+    image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
+                            surface_colour=(40, 90, 30)).render(scene)
+    under, top = (np.array(o.corners_px) for o in truth.objects)
+    short = PLANE.to_pixels(_card_mm((0.0, 0.0), 0.0, 70.0))  # 18 mm short, 7.5 under the 7
+    assert _iou(short, under) < 0.85
+    boxes = [short, top]
+
+    def outlined(plane: PlaneMap | None) -> list[np.ndarray]:
+        found = detect(image, _ReadsAs("4S", 0.99), _FindsThese(boxes),  # type: ignore[arg-type]
+                       shapes_too=False, plane=plane)
+        return [np.array(c.corners) for c in found.cards]
+
+    plain = outlined(None)
+    assert max(_iou(c, under) for c in plain) < 0.85
+    calibrated = outlined(PLANE)
+    assert max(_iou(c, under) for c in calibrated) > 0.97
+    assert max(_iou(c, top) for c in calibrated) > 0.95  # the card on top as it was
+    found = detect(image, _ReadsAs("4S", 0.99), _FindsThese(boxes),  # type: ignore[arg-type]
+                   shapes_too=False, plane=PLANE)
+    (covered,) = [c for c in found.cards if _iou(np.array(c.corners), under) > 0.97]
+    shows = sum(Polygon(p).area for p in covered.visible) / Polygon(under).area
+    assert shows == pytest.approx(truth.objects[0].visible_fraction, abs=0.04)
+
+
+def _skewed(corners_mm: np.ndarray, end: int, longer: float, sideways: float) -> np.ndarray:
+    """A card's outline on the table whose end ``end`` is moved ``longer`` mm outwards and
+    ``sideways`` mm across (one corner only: the end askew)."""
+    q = corners_mm.copy()
+    near, far = ((1, 2), (0, 3)) if end == 0 else ((2, 1), (3, 0))
+    along = (q[near[0]] - q[near[1]]) / np.linalg.norm(q[near[0]] - q[near[1]])
+    q[near[0]] += along * longer
+    q[far[0]] += along * (longer + sideways)
+    return q
+
+
+@pytest.mark.parametrize("end", [0, 1])
+def test_an_outline_with_one_end_a_card_s_and_one_off_is_a_card_from_the_first(
+        end: int) -> None:
+    card_mm = _card_mm((20.0, 10.0), 70.0)
+    whole = PLANE.to_pixels(card_mm)
+    off = PLANE.to_pixels(_skewed(card_mm, end, 12.0, 6.0))  # that end 12-18 mm out
+    assert _iou(off, whole) < 0.9
+    (done,) = card_shaped([off], [[off]], PLANE)  # all of it shows
+    assert np.abs(done - whole).max() < 0.5
+
+
+def test_a_card_s_shape_or_one_no_end_of_which_is_a_card_s_or_both_stays() -> None:
+    card_mm = _card_mm((-10.0, 0.0), 15.0)
+    whole = PLANE.to_pixels(card_mm)
+    both_off = PLANE.to_pixels(_skewed(_skewed(card_mm, 0, 10.0, 6.0), 1, 10.0, 6.0))
+    too_long = PLANE.to_pixels(_card_mm((-10.0, 0.0), 15.0, 100.0))  # which end is right?
+    # its first end as wide as no card, though its corners are right angles
+    wide_end = PLANE.to_pixels(_skewed(_card_mm((-10.0, 0.0), 0.0) @ np.diag([70 / 63, 1.0]),
+                                       1, 10.0, 6.0))
+    outlines = [whole, both_off, too_long, wide_end]
+    done = card_shaped(outlines, [[o] for o in outlines], PLANE)
+    assert all(d is o for d, o in zip(done, outlines, strict=True))
+
+
+def test_detect_reports_a_card_outlined_too_long_as_a_card_and_what_shows_of_that() -> None:
+    scene = Scene((card("a", "4S", "aisleriot:anglo_poker", (0.0, 0.0), 30.0),))
+    image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
+                            surface_colour=(40, 90, 30)).render(scene)
+    (true,) = (np.array(o.corners_px) for o in truth.objects)
+    long = PLANE.to_pixels(_skewed(np.array(truth.objects[0].corners_mm), 1, 12.0, 6.0))
+    assert _iou(long, true) < 0.9
+    found = detect(image, _ReadsAs("4S", 0.99), _FindsThese([long]),  # type: ignore[arg-type]
+                   shapes_too=False, plane=PLANE)
+    (seen,) = found.cards
+    assert _iou(np.array(seen.corners), true) > 0.97
+    (shows,) = seen.visible
+    assert Polygon(shows).area == pytest.approx(Polygon(true).area, rel=0.01)
