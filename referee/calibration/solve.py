@@ -47,9 +47,21 @@ class Lens:
         """Undistorted px (N x 2) -> distorted px."""
         pts = np.asarray(undistorted, dtype=np.float64).reshape(-1, 2)
         k = self.camera_matrix
-        normal = np.column_stack([(pts[:, 0] - k[0, 2]) / k[0, 0],
-                                  (pts[:, 1] - k[1, 2]) / k[1, 1], np.ones(len(pts))])
-        out, _ = cv2.projectPoints(normal, np.zeros(3), np.zeros(3), k, self.dist_coeffs)
+        x, y = (pts[:, 0] - k[0, 2]) / k[0, 0], (pts[:, 1] - k[1, 2]) / k[1, 1]
+        d = np.asarray(self.dist_coeffs, dtype=np.float64).ravel()
+        if len(d) in (4, 5):
+            # OpenCV's radial and tangential model (``projectPoints``'), in numpy: the same
+            # numbers many times sooner for thousands of points
+            k1, k2, p1, p2 = d[:4]
+            k3 = d[4] if len(d) == 5 else 0.0
+            r2 = x * x + y * y
+            radial = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
+            xd = x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
+            yd = y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
+            return np.column_stack([k[0, 0] * xd + k[0, 2],
+                                    k[1, 1] * yd + k[1, 2]])
+        normal = np.column_stack([x, y, np.ones(len(pts))])
+        out, _ = cv2.projectPoints(normal, np.zeros(3), np.zeros(3), k, d)
         return np.asarray(out, dtype=np.float64).reshape(-1, 2)
 
 

@@ -1,16 +1,21 @@
-"""Outlines made a card's shape on a calibrated table, from the end that tells where the
-card lies.
+"""Outlines made a card's shape on a calibrated table.
 
 In the picture a card's length is foreshortened by where it lies (the camera's slant), so
 an outline that ends in the wrong place cannot be told from a card's. On the table a card
-is 63 x 88 mm wherever it lies: an outline whose one end is a card's end and whose other is
-not (hidden under another card, or off) is a card's size from the first."""
+is 63 x 88 mm wherever it lies:
+- an outline whose one end is a card's end and whose other is not (hidden under another
+  card, or off) is a card's size from the first;
+- an outline that is not a card's shape, or that shows one end only, is moved as a card's
+  rectangle onto the picture's edges: its long sides a card's width apart, its ends a
+  card's length (or its shown end alone), the two pairs searched apart."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 from shapely.geometry import Point, Polygon
@@ -20,37 +25,76 @@ from referee.calibration.rectify import PlaneMap
 from referee.detection.crops import CARD_H_MM, CARD_W_MM
 
 Corners = npt.NDArray[np.float64]
+Gradients = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
 #: An end shows when the point this share of the outline's length inside it shows.
 END_PROBE: Final = 0.06
 #: A shown end's width on the table, as a share of a card's, taken for a card's end (else
 #: the outline is left as it is: two cards outlined as one, or no card at all).
 END_WIDTH_RANGE: Final = (0.8, 1.25)
 #: An end is a card's, when both ends show (or neither), if it is this close to a card's
-#: width (mm) and its corners to right angles (degrees). (Chosen on validation-design
-#: frames and 100 held-out frames, models/README.md.)
+#: width (mm) and its corners to right angles (degrees); an outline is a card's shape when
+#: both ends are and its long sides are this close to a card's length (mm). (Chosen on
+#: validation-design frames and 100 held-out frames, models/README.md.)
 END_WIDTH_MM: Final = 3.0
 END_ANGLE_DEG: Final = 3.0
+SIDE_MM: Final = 3.0
+#: The search for a card's edges: how far its sides may move (mm), in steps of this (mm),
+#: sampled this often along them (mm) short of the corners by this (mm); turned by these
+#: (degrees) from the outline's long sides. (Chosen on 100 held-out frames; validation
+#: frames checked, models/README.md.)
+SNAP_REACH_MM: Final = 10.0
+SNAP_STEP_MM: Final = 0.5
+SNAP_ALONG_MM: Final = 2.0
+SNAP_MARGIN_MM: Final = 5.0
+SNAP_TURNS_DEG: Final = (-4.0, -2.0, 0.0, 2.0, 4.0)
+
+
+@dataclass(frozen=True)
+class _OnTable:
+    """An outline on the table: its corners (mm) turned so that sides 0 and 2 are its ends
+    (``turn``: by how many places), and whether each end shows."""
+
+    corners: Corners
+    turn: int
+    showing: tuple[bool, bool]
+
+    @property
+    def sides(self) -> npt.NDArray[np.float64]:
+        return np.asarray(np.linalg.norm(self.corners - np.roll(self.corners, -1, axis=0),
+                                         axis=1), dtype=np.float64)
 
 
 def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
-                plane: PlaneMap) -> list[Corners]:
+                plane: PlaneMap, slopes: Gradients | None = None) -> list[Corners]:
     """Each outline (4 x 2 image pixels; ``shown``: what of it shows, from
-    ``outlines.shown_parts``) made a card's shape from one end, its middle and the direction
-    of the outline's long sides kept on the table, where one end tells where the card lies:
-    - one end shows and the other is hidden (a card under another), from the end that shows;
-    - else, from its one end that is a card's (its width, its corners right angles) when
-      the other end is not.
+    ``outlines.shown_parts``) made a card's shape on the table where it is not one:
+    - made a card from one end, that end's middle and the direction of the outline's long
+      sides kept: the end that shows when the other is hidden (a card under another), else
+      its one end that is a card's (its width, its corners right angles) when the other is
+      not;
+    - then, with the picture's gradients (``slopes``), an outline still not a card's shape
+      or showing one end only is moved as a card onto the picture's edges (``_snapped``).
     Other outlines are returned as they are (the same arrays)."""
     out: list[Corners] = []
     for corners, pieces in zip(outlines, shown, strict=True):
-        whole = _from_one_end(np.asarray(corners, dtype=np.float64).reshape(4, 2),
-                              pieces, plane)
-        out.append(corners if whole is None else whole)
+        pixels = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+        seen = _on_table(pixels, pieces, plane)
+        card = None if seen is None else _from_one_end(seen)
+        if seen is not None and slopes is not None:
+            one_end = seen.showing[0] != seen.showing[1]
+            if one_end or (card is None and not _card_like(seen)):
+                shown_end = (0 if seen.showing[0] else 1) if one_end else None
+                card = _snapped(slopes, plane, seen.corners if card is None else card,
+                                shown_end)
+        whole = None if seen is None or card is None else plane.to_pixels(card)
+        if whole is None or not np.all(np.isfinite(whole)):
+            out.append(corners)
+        else:
+            out.append(np.roll(whole, seen.turn, axis=0))  # type: ignore[union-attr]
     return out
 
 
-def _from_one_end(corners: Corners, pieces: Sequence[Corners],
-                  plane: PlaneMap) -> Corners | None:
+def _on_table(corners: Corners, pieces: Sequence[Corners], plane: PlaneMap) -> _OnTable | None:
     table = plane.to_table(corners)
     if not np.all(np.isfinite(table)):
         return None
@@ -59,24 +103,25 @@ def _from_one_end(corners: Corners, pieces: Sequence[Corners],
     # shows less than its width along its length is outlined shorter than wide).
     turn = 0 if abs(sides[0] + sides[2] - 2 * CARD_W_MM) <= abs(sides[1] + sides[3]
                                                                   - 2 * CARD_W_MM) else 1
-    table = np.roll(table, -turn, axis=0)
     pixels = np.roll(corners, -turn, axis=0)
-    sides = np.roll(sides, -turn)
     showing = _shows(pieces, [(pixels[0] + pixels[1]) / 2, (pixels[2] + pixels[3]) / 2])
-    if showing[0] != showing[1]:
-        end = 0 if showing[0] else 1
+    return _OnTable(np.roll(table, -turn, axis=0), turn, showing)
+
+
+def _from_one_end(seen: _OnTable) -> Corners | None:
+    """The card (mm) from the end that tells where it lies, or None when none does."""
+    sides = seen.sides
+    if seen.showing[0] != seen.showing[1]:
+        end = 0 if seen.showing[0] else 1
         low, high = END_WIDTH_RANGE
         if not low * CARD_W_MM <= sides[0 if end == 0 else 2] <= high * CARD_W_MM:
             return None
     else:
-        cards_end = _cards_ends(table, sides)
+        cards_end = _cards_ends(seen.corners, sides)
         if cards_end[0] == cards_end[1]:  # a card's shape, or no end tells (or both do)
             return None
         end = 0 if cards_end[0] else 1
-    whole = plane.to_pixels(_card_from_end(table, end))
-    if not np.all(np.isfinite(whole)):
-        return None
-    return np.roll(whole, turn, axis=0)
+    return _card_from_end(seen.corners, end)
 
 
 def _cards_ends(table: Corners, sides: npt.NDArray[np.float64]) -> tuple[bool, bool]:
@@ -92,26 +137,96 @@ def _cards_ends(table: Corners, sides: npt.NDArray[np.float64]) -> tuple[bool, b
                  for s in (0, 2))
 
 
+def _card_like(seen: _OnTable) -> bool:
+    """Both ends a card's, and the long sides a card's length."""
+    sides = seen.sides
+    return all(_cards_ends(seen.corners, sides)) \
+        and bool(np.all(np.abs(sides[[1, 3]] - CARD_H_MM) <= SIDE_MM))
+
+
+def _axis(table: Corners) -> npt.NDArray[np.float64]:
+    """The unit direction of an outline's long sides (mm), from end 0 to end 1."""
+    along = (table[3] - table[0]) + (table[2] - table[1])
+    return np.asarray(along / np.linalg.norm(along), dtype=np.float64)
+
+
 def _card_from_end(table: Corners, end: int) -> Corners:
     """A card's corners on the table (the outline's order) from end ``end`` (0: corners 0
     and 1; 1: corners 3 and 2) of ``table``: that end's middle, and the direction of the
     long sides."""
     first, second = (0, 1) if end == 0 else (3, 2)
-    along = (table[3] - table[0]) + (table[2] - table[1])
-    along /= np.linalg.norm(along)
-    if end == 1:
-        along = -along
-    across = np.array([-along[1], along[0]])
-    if np.dot(table[first] - table[second], across) < 0:
-        across = -across
+    along = _axis(table) * (1 if end == 0 else -1)
     middle = (table[first] + table[second]) / 2
-    card = np.empty((4, 2))
-    card[first] = middle + across * CARD_W_MM / 2
-    card[second] = middle - across * CARD_W_MM / 2
-    far = {0: 3, 1: 2, 3: 0, 2: 1}
-    card[far[first]] = card[first] + along * CARD_H_MM
-    card[far[second]] = card[second] + along * CARD_H_MM
-    return card
+    return _card(table, middle + along * CARD_H_MM / 2, along if end == 0 else -along)
+
+
+def _card(table: Corners, centre: npt.NDArray[np.float64],
+          along: npt.NDArray[np.float64]) -> Corners:
+    """A card's rectangle (mm) centred at ``centre``, its long sides along ``along`` (from
+    end 0 to end 1 of ``table``), its corners in ``table``'s order (0 and 1 at end 0, 0 on
+    the side of ``table``'s corner 0)."""
+    across = np.array([-along[1], along[0]])
+    if np.dot(table[0] - table[1], across) < 0:
+        across = -across
+    half_w, half_l = across * CARD_W_MM / 2, along * CARD_H_MM / 2
+    return np.array([centre - half_l + half_w, centre - half_l - half_w,
+                     centre + half_l - half_w, centre + half_l + half_w])
+
+
+def _snapped(slopes: Gradients, plane: PlaneMap, table: Corners,
+             shown_end: int | None) -> Corners:
+    """A card's rectangle (mm) near ``table`` lying best on the picture's edges: turned by
+    each of ``SNAP_TURNS_DEG`` from its long sides, its long sides moved together (a card's
+    width apart) and its ends together (a card's length apart; the shown end alone when
+    ``shown_end`` is 0 or 1) to where the brightness changes most across them, on average
+    along them. The turn whose two best moves sum highest wins."""
+    axis = _axis(table)
+    centre = table.mean(axis=0)
+    moves = np.arange(-SNAP_REACH_MM, SNAP_REACH_MM + 1e-9, SNAP_STEP_MM)
+    half_w, half_l = CARD_W_MM / 2, CARD_H_MM / 2
+    on_long = np.arange(-half_l + SNAP_MARGIN_MM, half_l - SNAP_MARGIN_MM + 1e-9, SNAP_ALONG_MM)
+    on_end = np.arange(-half_w + SNAP_MARGIN_MM, half_w - SNAP_MARGIN_MM + 1e-9, SNAP_ALONG_MM)
+    frames = []
+    points = []
+    for turn in np.radians(SNAP_TURNS_DEG):
+        cos, sin = np.cos(turn), np.sin(turn)
+        along = np.array([cos * axis[0] - sin * axis[1], sin * axis[0] + cos * axis[1]])
+        across = np.array([-along[1], along[0]])
+        frames.append((along, across))
+        for side in (-half_w, half_w):  # the long sides, each moved by every step
+            points.append(centre + (side + moves)[:, None, None] * across
+                          + on_long[None, :, None] * along)
+        for end in (-half_l, half_l):
+            points.append(centre + (end + moves)[:, None, None] * along
+                          + on_end[None, :, None] * across)
+    pixels = plane.to_pixels(np.concatenate([p.reshape(-1, 2) for p in points]))
+    maps = pixels.astype(np.float32)
+    gx = cv2.remap(slopes[0], maps[None, :, 0], maps[None, :, 1], cv2.INTER_LINEAR,
+                   borderValue=0)[0]
+    gy = cv2.remap(slopes[1], maps[None, :, 0], maps[None, :, 1], cv2.INTER_LINEAR,
+                   borderValue=0)[0]
+    middle = plane.to_pixels(centre[None])[0]
+    counts = [len(moves) * len(on_long)] * 2 + [len(moves) * len(on_end)] * 2
+    starts = np.cumsum([0, *counts * len(frames)])
+    best: tuple[float, Corners] | None = None
+    for k, (along, across) in enumerate(frames):
+        # the picture's directions of the card's two axes, a millimetre long, at its middle
+        step_l = plane.to_pixels((centre + along)[None])[0] - middle
+        step_w = plane.to_pixels((centre + across)[None])[0] - middle
+        profiles = []
+        for j, step in enumerate((step_w, step_w, step_l, step_l)):
+            lo, hi = starts[4 * k + j], starts[4 * k + j + 1]
+            change = np.abs(gx[lo:hi] * step[0] + gy[lo:hi] * step[1])
+            profiles.append(change.reshape(len(moves), -1).mean(axis=1))
+        sideways = profiles[0] + profiles[1]
+        lengthways = profiles[2] + profiles[3] if shown_end is None \
+            else 2 * profiles[2 + shown_end]
+        i, j = int(np.argmax(sideways)), int(np.argmax(lengthways))
+        score = float(sideways[i] + lengthways[j])
+        if best is None or score > best[0]:
+            best = (score, _card(table, centre + moves[i] * across + moves[j] * along, along))
+    assert best is not None
+    return best[1]
 
 
 def _shows(pieces: Sequence[Corners], ends: Sequence[Corners]) -> tuple[bool, bool]:

@@ -310,8 +310,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
     if plane is not None:
         # On a calibrated table a card is 63 x 88 mm: one that shows one end is a card's
         # size from that end (its outline reached under the card on it by a guess at its
-        # length), and so is an outline whose one end is a card's and whose other is off.
-        whole = card_shaped([o.corners for o in outlines], visible, plane)
+        # length), and so is an outline whose one end is a card's and whose other is off;
+        # those and the outlines still no card's shape are moved onto the picture's edges.
+        whole = card_shaped([o.corners for o in outlines], visible, plane, slopes)
         if any(new is not o.corners for new, o in zip(whole, outlines, strict=True)):
             outlines = [replace(o, corners=new) for o, new in zip(outlines, whole, strict=True)]
             visible = shown_parts(whole, over, width, height)

@@ -124,3 +124,19 @@ def test_a_sheet_off_the_plane_is_refused(sheets_view):
     assert flat[1] < 0.1
     with pytest.raises(CalibrationError, match="not coplanar"):
         plane_from_markers(_lifted_views(sheets_view.camera, 12.0), (1280, 720), options, True)
+
+
+@pytest.mark.parametrize("count", [4, 5, 8])
+def test_the_lens_distorts_points_as_opencv_projects_them(count: int) -> None:
+    import cv2
+
+    from referee.calibration.solve import Lens
+
+    rng = np.random.default_rng(count)
+    matrix = np.array([[900.0, 0.0, 650.0], [0.0, 905.0, 355.0], [0.0, 0.0, 1.0]])
+    coeffs = rng.uniform(-0.2, 0.2, count) * np.array([1, 1, 0.05, 0.05, 1, 1, 1, 1])[:count]
+    points = rng.uniform([-100, -100], [1380, 820], (500, 2))
+    normal = np.column_stack([(points - matrix[:2, 2]) / np.diag(matrix)[:2], np.ones(500)])
+    expected, _ = cv2.projectPoints(normal, np.zeros(3), np.zeros(3), matrix, coeffs)
+    lens = Lens(matrix, coeffs)
+    assert np.abs(lens.distort(points) - expected.reshape(-1, 2)).max() < 1e-6

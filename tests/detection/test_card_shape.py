@@ -10,6 +10,7 @@ from referee.calibration.rectify import PlaneMap
 from referee.calibration.solve import Lens
 from referee.detection.card_shape import card_shaped
 from referee.detection.detect import detect
+from referee.detection.outlines import gradients
 from synth.camera import Camera
 from synth.scene import Renderer, Scene, card
 from tests.detection.test_crops_and_outlines import CLEAN, _FindsThese, _iou, _ReadsAs
@@ -156,3 +157,51 @@ def test_detect_reports_a_card_outlined_too_long_as_a_card_and_what_shows_of_tha
     assert _iou(np.array(seen.corners), true) > 0.97
     (shows,) = seen.visible
     assert Polygon(shows).area == pytest.approx(Polygon(true).area, rel=0.01)
+
+
+def _rendered(*cards: tuple[str, tuple[float, float], float]) -> tuple[np.ndarray, list]:  # type: ignore[type-arg]
+    scene = Scene(tuple(card(f"c{k}", code, "aisleriot:anglo_poker", centre, angle)
+                        for k, (code, centre, angle) in enumerate(cards)))
+    image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
+                            surface_colour=(40, 90, 30)).render(scene)
+    return image, truth.objects
+
+
+def _off_mm(outline: np.ndarray, card_mm: np.ndarray) -> float:
+    """How far (mm on the table) the farthest of a card's corners is from the outline's
+    nearest corner."""
+    table = PLANE.to_table(outline)
+    return float(np.linalg.norm(card_mm[:, None] - table[None], axis=2).min(axis=1).max())
+
+
+def test_an_outline_no_end_of_which_is_a_card_s_is_moved_onto_the_card_s_edges() -> None:
+    image, (seen,) = _rendered(("9D", (-20.0, 15.0), 25.0))
+    true_mm = np.array(seen.corners_mm)
+    # both ends askew, the outline turned and a few mm off: no end is a card's
+    off = _skewed(_skewed(true_mm, 0, 6.0, -6.0), 1, -4.0, 7.0) + np.array([4.0, -3.0])
+    outline = PLANE.to_pixels(off)
+    truth = np.array(seen.corners_px)
+    assert _iou(outline, truth) < 0.9 and _off_mm(outline, true_mm) > 5
+    assert card_shaped([outline], [[outline]], PLANE)[0] is outline  # no picture: as it was
+    (done,) = card_shaped([outline], [[outline]], PLANE, gradients(image))
+    assert _iou(done, truth) > 0.95
+    assert _off_mm(done, true_mm) < 1.5
+
+
+def test_a_card_under_another_is_moved_by_the_end_it_shows_and_its_long_sides() -> None:
+    image, (under, _top) = _rendered(("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0))
+    true_mm = np.array(under.corners_mm)
+    # outlined whole but 3 mm too far along and 2 mm sideways: the hidden end tells nothing,
+    # the seven's edge across the four must not be taken for it
+    off = _card_mm((2.0, 3.0), 0.0)
+    outline = PLANE.to_pixels(off)
+    shows = _shows(outline, 0.6)
+    (done,) = card_shaped([outline], [shows], PLANE, gradients(image))
+    assert _off_mm(done, true_mm) < 1.5
+    assert _iou(done, np.array(under.corners_px)) > 0.95
+
+
+def test_a_card_s_shape_showing_whole_is_not_moved() -> None:
+    image, (seen,) = _rendered(("9D", (-20.0, 15.0), 25.0))
+    near = PLANE.to_pixels(np.array(seen.corners_mm) + np.array([2.0, 1.0]))
+    assert card_shaped([near], [[near]], PLANE, gradients(image))[0] is near
