@@ -179,6 +179,10 @@ def test_an_outline_no_end_of_which_is_a_card_s_is_moved_onto_the_card_s_edges()
     true_mm = np.array(seen.corners_mm)
     # both ends askew, the outline turned and a few mm off: no end is a card's
     off = _skewed(_skewed(true_mm, 0, 6.0, -6.0), 1, -4.0, 7.0) + np.array([4.0, -3.0])
+    turn = np.radians(3.0)  # and turned 3 degrees
+    centre = off.mean(axis=0)
+    off = centre + (off - centre) @ np.array([[np.cos(turn), np.sin(turn)],
+                                              [-np.sin(turn), np.cos(turn)]])
     outline = PLANE.to_pixels(off)
     truth = np.array(seen.corners_px)
     assert _iou(outline, truth) < 0.9 and _off_mm(outline, true_mm) > 5
@@ -201,7 +205,13 @@ def test_a_card_under_another_is_moved_by_the_end_it_shows_and_its_long_sides() 
     assert _iou(done, np.array(under.corners_px)) > 0.95
 
 
-def test_a_card_s_shape_showing_whole_is_not_moved() -> None:
+def test_a_card_s_shape_showing_whole_is_not_moved_and_a_rectangle_too_long_is() -> None:
     image, (seen,) = _rendered(("9D", (-20.0, 15.0), 25.0))
-    near = PLANE.to_pixels(np.array(seen.corners_mm) + np.array([2.0, 1.0]))
+    true_mm = np.array(seen.corners_mm)
+    near = PLANE.to_pixels(true_mm + np.array([2.0, 1.0]))
     assert card_shaped([near], [[near]], PLANE, gradients(image))[0] is near
+    # both ends a card's, 10 mm too long: which end is right, the picture's edges tell
+    long = PLANE.to_pixels(_skewed(true_mm, 1, 10.0, 0.0))
+    (done,) = card_shaped([long], [[long]], PLANE, gradients(image))
+    assert _off_mm(done, true_mm) < 1.5
+
