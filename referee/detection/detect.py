@@ -313,7 +313,17 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # length), and so is an outline whose one end is a card's and whose other is off;
         # those and the outlines still no card's shape are moved onto the picture's edges.
         whole = card_shaped([o.corners for o in outlines], visible, plane, slopes)
-        if any(new is not o.corners for new, o in zip(whole, outlines, strict=True)):
+        moved = [k for k, (new, o) in enumerate(zip(whole, outlines, strict=True))
+                 if new is not o.corners]
+        if moved and identifier is not None:
+            # A card moved is read again by its corners there; read surer as another card,
+            # that is its reading (as with the polished outlines above).
+            again = identifier.identify_many(image, [whole[k] for k in moved], quick=True)
+            for k, reading in zip(moved, again, strict=True):
+                if reading.card not in (readings[k][0], UNSURE) \
+                        and reading.confidence > readings[k][1]:
+                    readings[k] = (reading.card, reading.confidence)
+        if moved:
             outlines = [replace(o, corners=new) for o, new in zip(outlines, whole, strict=True)]
             visible = shown_parts(whole, over, width, height)
     cards = [DetectedCard(card, np.round(o.corners, 1).tolist(), round(confidence, 3),

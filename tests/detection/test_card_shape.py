@@ -13,7 +13,7 @@ from referee.detection.detect import detect
 from referee.detection.outlines import gradients
 from synth.camera import Camera
 from synth.scene import Renderer, Scene, card
-from tests.detection.test_crops_and_outlines import CLEAN, _FindsThese, _iou, _ReadsAs
+from tests.detection.test_crops_and_outlines import CLEAN, _FindsThese, _iou, _ReadsAs, _ReadsIf
 
 #: An angled webcam with a barrel lens: lengths on the table shrink with distance.
 CAMERA = Camera.looking_at((0.0, 0.0), 420.0, tilt_deg=35.0, yaw_deg=10.0,
@@ -215,3 +215,24 @@ def test_a_card_s_shape_showing_whole_is_not_moved_and_a_rectangle_too_long_is()
     (done,) = card_shaped([long], [[long]], PLANE, gradients(image))
     assert _off_mm(done, true_mm) < 1.5
 
+
+
+@pytest.mark.parametrize(("whole", "short", "read"), [
+    (("4S", 0.99), ("AS", 0.7), "4S"),   # read surer as another card where moved: that card
+    (("AS", 0.6), ("4S", 0.7), "4S"),    # read less surely as another: as it was
+    (("??", 0.95), ("4S", 0.5), "4S"),   # a moved outline read ?? keeps its card
+])
+def test_a_card_moved_on_the_table_is_read_again_there(whole: tuple[str, float],
+                                                       short: tuple[str, float],
+                                                       read: str) -> None:
+    scene = Scene((card("a", "4S", "aisleriot:anglo_poker", (0.0, 0.0), 0.0),
+                   card("b", "7H", "aisleriot:anglo_poker", (0.0, 50.0), 90.0)))
+    image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
+                            surface_colour=(40, 90, 30)).render(scene)
+    under, top = (np.array(o.corners_px) for o in truth.objects)
+    short_px = PLANE.to_pixels(_card_mm((0.0, 0.0), 0.0, 70.0))
+    reader = _ReadsIf(lambda c: _iou(c, under) > 0.95, whole, short)
+    found = detect(image, reader, _FindsThese([short_px, top]),  # type: ignore[arg-type]
+                   shapes_too=False, plane=PLANE)
+    (covered,) = [c for c in found.cards if _iou(np.array(c.corners), under) > 0.95]
+    assert covered.card == read
