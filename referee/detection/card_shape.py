@@ -29,7 +29,7 @@ Gradients = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
 #: An end shows when the point this share of the outline's length inside it shows.
 END_PROBE: Final = 0.06
 #: A shown end's width on the table, as a share of a card's, taken for a card's end (else
-#: the outline is left as it is: two cards outlined as one, or no card at all).
+#: the outline is not made a card from it: two cards outlined as one, or no card at all).
 END_WIDTH_RANGE: Final = (0.8, 1.25)
 #: An end is a card's, when both ends show (or neither), if it is this close to a card's
 #: width (mm) and its corners to right angles (degrees); an outline is a card's shape when
@@ -38,6 +38,10 @@ END_WIDTH_RANGE: Final = (0.8, 1.25)
 END_WIDTH_MM: Final = 3.0
 END_ANGLE_DEG: Final = 3.0
 SIDE_MM: Final = 3.0
+#: An outline with a side shorter than this on the table (mm) is left as it is, and so is
+#: one the plane does not map onto the table and back to within this (pixels).
+MIN_SIDE_MM: Final = 5.0
+ROUND_TRIP_PX: Final = 1.0
 #: The search for a card's edges: how far its sides may move (mm), in steps of this (mm),
 #: sampled this often along them (mm) short of the corners by this (mm); turned by these
 #: (degrees) from the outline's long sides. (Chosen on 100 held-out frames; validation
@@ -82,6 +86,8 @@ def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
         card = None if seen is None else _from_one_end(seen)
         if seen is not None and slopes is not None:
             one_end = seen.showing[0] != seen.showing[1]
+            # (one end showing is moved even when that end is no card's width, and so not
+            # made a card from it: that found more cards on rendered frames than not)
             if one_end or (card is None and not _card_like(seen)):
                 shown_end = (0 if seen.showing[0] else 1) if one_end else None
                 card = _snapped(slopes, plane, seen.corners if card is None else card,
@@ -95,10 +101,15 @@ def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
 
 
 def _on_table(corners: Corners, pieces: Sequence[Corners], plane: PlaneMap) -> _OnTable | None:
+    """The outline on the table, or None where the plane does not map it there and back
+    (beyond the horizon) or it has a side shorter than ``MIN_SIDE_MM``."""
     table = plane.to_table(corners)
-    if not np.all(np.isfinite(table)):
+    if not np.all(np.isfinite(table)) \
+            or np.abs(plane.to_pixels(table) - corners).max() > ROUND_TRIP_PX:
         return None
     sides = np.linalg.norm(table - np.roll(table, -1, axis=0), axis=1)
+    if sides.min() < MIN_SIDE_MM:
+        return None
     # The card's ends are the pair of opposite sides nearer a card's width (a card that
     # shows less than its width along its length is outlined shorter than wide).
     turn = 0 if abs(sides[0] + sides[2] - 2 * CARD_W_MM) <= abs(sides[1] + sides[3]

@@ -236,3 +236,49 @@ def test_a_card_moved_on_the_table_is_read_again_there(whole: tuple[str, float],
                    shapes_too=False, plane=PLANE)
     (covered,) = [c for c in found.cards if _iou(np.array(c.corners), under) > 0.95]
     assert covered.card == read
+
+
+def test_a_card_is_not_made_from_a_shown_end_of_no_card_s_width() -> None:
+    # an outline whose shown end (1) is 82 mm wide though its hidden end is a card's width
+    wedge_mm = _card_mm((0.0, 0.0), 0.0, 80.0)
+    wedge_mm[2] += np.array([-9.5, 0.0])
+    wedge_mm[3] += np.array([9.5, 0.0])
+    wedge = PLANE.to_pixels(wedge_mm)
+    (done,) = card_shaped([wedge], [_shows(wedge, 0.5, from_end=1)], PLANE)
+    assert done is wedge
+
+
+def test_detect_moves_an_outline_askew_onto_the_card_and_keeps_one_of_two() -> None:
+    image, (seen,) = _rendered(("4S", (-20.0, 15.0), 25.0))
+    true_mm, truth = np.array(seen.corners_mm), np.array(seen.corners_px)
+    askew = _skewed(_skewed(true_mm, 0, 6.0, -6.0), 1, -4.0, 7.0) + np.array([4.0, -3.0])
+    outline = PLANE.to_pixels(askew)
+    assert _iou(outline, truth) < 0.9
+    (alone,) = detect(image, _ReadsAs("4S", 0.99), _FindsThese([outline]),  # type: ignore[arg-type]
+                      shapes_too=False, plane=PLANE).cards
+    assert _iou(np.array(alone.corners), truth) > 0.95
+    # the card's own outline, and one of its first 40 mm (its far end askew) made the card
+    # from its first end: the same card twice, of which the surer read stays
+    right = truth + 0.3
+    part_mm = true_mm.copy()
+    part_mm[[3, 2]] = part_mm[[0, 1]] + (part_mm[[3, 2]] - part_mm[[0, 1]]) * 40 / 88
+    part = PLANE.to_pixels(_skewed(part_mm, 1, 0.0, 6.0))
+    assert _iou(part, truth) < 0.5
+    for sure, read in ((0.99, "4S"), (0.5, "4C")):
+        reader = _ReadsIf(lambda c: _iou(c, right) > 0.999, ("4S", sure), ("4C", 0.6))
+        found = detect(image, reader, _FindsThese([part, right]),  # type: ignore[arg-type]
+                       shapes_too=False, plane=PLANE).cards
+        assert [c.card for c in found] == [read]
+        assert _iou(np.array(found[0].corners), truth) > 0.95
+
+
+def test_a_degenerate_outline_is_left_as_it_is_without_warnings() -> None:
+    import warnings
+
+    image, _ = _rendered(("9D", (0.0, 0.0), 0.0))
+    point = np.full((4, 2), 300.0)
+    sliver = np.array([[300.0, 300.0], [301.0, 300.0], [301.0, 400.0], [300.0, 400.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        done = card_shaped([point, sliver], [[point], [sliver]], PLANE, gradients(image))
+    assert done[0] is point and done[1] is sliver
