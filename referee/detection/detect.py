@@ -51,7 +51,7 @@ from referee.detection.outlines import (
 Image = npt.NDArray[np.uint8]
 #: An outline moved on a calibrated table (``card_shape``) onto another outline this much
 #: (IoU) is the same card. (Not ``SAME_CARD_IOU``: cards squared up in a pile overlap more
-#: than that, and 0.5 lost 0.6-1.4% of the cards found on rendered frames.)
+#: than that, and 0.5 lost cards on rendered frames, models/README.md.)
 MOVED_SAME_IOU: Final = 0.85
 #: Below this identity confidence an outline is dropped as no card (``detect`` only: the
 #: tracker knows cards from how the table changed, and keeps them as ``??``).
