@@ -337,9 +337,9 @@ def _describe_observation(data: dict[str, object]) -> str:
 @cli.command()
 @click.argument("image", type=click.Path(dir_okay=False))
 @click.option("--calibration", "calibration_file", type=click.Path(dir_okay=False),
-              help="The table's calibration: a card under another is outlined whole "
-                   "from the end it shows, and each card's corners are given on the "
-                   "table (mm) too.")
+              help="The table's calibration: each card is held to its size on the "
+                   "table (a card under another outlined whole from the end it shows) "
+                   "and its corners are given on the table (mm) too.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the contract's shape).")
 @click.option("--annotate", "annotate_file", type=click.Path(dir_okay=False),
               help="Write a copy of the image with outlines and labels.")

@@ -50,8 +50,8 @@ class Lens:
         x, y = (pts[:, 0] - k[0, 2]) / k[0, 0], (pts[:, 1] - k[1, 2]) / k[1, 1]
         d = np.asarray(self.dist_coeffs, dtype=np.float64).ravel()
         if len(d) in (4, 5):
-            # OpenCV's radial and tangential model (``projectPoints``'), in numpy: the same
-            # numbers many times sooner for thousands of points
+            # OpenCV's radial and tangential model as ``projectPoints`` computes it, in
+            # numpy: the same numbers, many times sooner for thousands of points
             k1, k2, p1, p2 = d[:4]
             k3 = d[4] if len(d) == 5 else 0.0
             r2 = x * x + y * y
