@@ -141,8 +141,14 @@ def _legal_spot(card: Card, table: dict[Card, Any], rng: random.Random) -> Any |
         cx, cy = target.centroid.x, target.centroid.y
         spot = _outline(cx + rng.uniform(-90, 40), cy + rng.uniform(-110, 40),
                         rng.uniform(0, math.tau))
-        touching = [c for c, o in table.items() if spot.intersection(o).area > 20]
-        covered = any(o.difference(spot).area <= 20 for o in table.values())
+        overlaps = {c: spot.intersection(o).area for c, o in table.items()}
+        uncovered = [o.difference(spot).area for o in table.values()]
+        # (not within 1 mm^2 of the 20 mm^2 tolerance: the referee takes corners to the
+        # micrometre, which moves an area by a few hundredths of a mm^2 either way)
+        if any(abs(area - 20) < 1 for area in [*overlaps.values(), *uncovered]):
+            continue
+        touching = [c for c, area in overlaps.items() if area > 20]
+        covered = any(area <= 20 for area in uncovered)
         if (not covered and any(c.rank == lower_rank for c in touching)
                 and all(c.rank in (lower_rank, higher_rank) for c in touching)):
             return spot
