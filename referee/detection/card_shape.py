@@ -22,10 +22,9 @@ from shapely.geometry import Point, Polygon
 from shapely.ops import unary_union
 
 from referee.calibration.rectify import PlaneMap
-from referee.detection.crops import CARD_H_MM, CARD_W_MM
+from referee.detection.crops import CARD_H_MM, CARD_W_MM, Corners
+from referee.detection.outlines import Gradients
 
-Corners = npt.NDArray[np.float64]
-Gradients = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
 #: An end shows when the point this share of the outline's length inside it shows.
 END_PROBE: Final = 0.06
 #: A shown end's width on the table, as a share of a card's, taken for a card's end (else
@@ -166,9 +165,10 @@ def _card_from_end(table: Corners, end: int) -> Corners:
     and 1; 1: corners 3 and 2) of ``table``: that end's middle, and the direction of the
     long sides."""
     first, second = (0, 1) if end == 0 else (3, 2)
-    along = _axis(table) * (1 if end == 0 else -1)
+    along = _axis(table)
+    inwards = along if end == 0 else -along
     middle = (table[first] + table[second]) / 2
-    return _card(table, middle + along * CARD_H_MM / 2, along if end == 0 else -along)
+    return _card(table, middle + inwards * CARD_H_MM / 2, along)
 
 
 def _card(table: Corners, centre: npt.NDArray[np.float64],

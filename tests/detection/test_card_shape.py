@@ -44,6 +44,14 @@ def _shows(corners_px: np.ndarray, until: float, from_end: int = 0) -> list[np.n
     return [np.array([c[0], c[1], far[1], far[0]])]
 
 
+def _rendered(*cards: tuple[str, tuple[float, float], float]) -> tuple[np.ndarray, list]:  # type: ignore[type-arg]
+    scene = Scene(tuple(card(f"c{k}", code, "aisleriot:anglo_poker", centre, angle)
+                        for k, (code, centre, angle) in enumerate(cards)))
+    image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
+                            surface_colour=(40, 90, 30)).render(scene)
+    return image, truth.objects
+
+
 @pytest.mark.parametrize("from_end", [0, 1])
 @pytest.mark.parametrize("angle", [0.0, 35.0, 100.0])
 def test_a_card_showing_one_end_is_a_card_s_size_from_that_end(from_end: int,
@@ -83,11 +91,8 @@ def test_an_outline_showing_both_ends_or_neither_or_no_card_s_end_stays() -> Non
 def test_detect_outlines_a_covered_card_whole_on_a_calibrated_table() -> None:
     # The seven lies across the four's lower end; the four is outlined a little beyond
     # the seven's near edge, short of its own end, as the detector often outlines it.
-    scene = Scene((card("a", "4S", "aisleriot:anglo_poker", (0.0, 0.0), 0.0),
-                   card("b", "7H", "aisleriot:anglo_poker", (0.0, 50.0), 90.0)))
-    image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
-                            surface_colour=(40, 90, 30)).render(scene)
-    under, top = (np.array(o.corners_px) for o in truth.objects)
+    image, objects = _rendered(("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0))
+    under, top = (np.array(o.corners_px) for o in objects)
     short = PLANE.to_pixels(_card_mm((0.0, 0.0), 0.0, 70.0))  # 18 mm short, 7.5 under the 7
     assert _iou(short, under) < 0.85
     boxes = [short, top]
@@ -106,7 +111,7 @@ def test_detect_outlines_a_covered_card_whole_on_a_calibrated_table() -> None:
                    shapes_too=False, plane=PLANE)
     (covered,) = [c for c in found.cards if _iou(np.array(c.corners), under) > 0.97]
     shows = sum(Polygon(p).area for p in covered.visible) / Polygon(under).area
-    assert shows == pytest.approx(truth.objects[0].visible_fraction, abs=0.04)
+    assert shows == pytest.approx(objects[0].visible_fraction, abs=0.04)
 
 
 def _skewed(corners_mm: np.ndarray, end: int, longer: float, sideways: float) -> np.ndarray:
@@ -145,11 +150,9 @@ def test_a_card_s_shape_or_one_no_end_of_which_is_a_card_s_or_both_stays() -> No
 
 
 def test_detect_reports_a_card_outlined_too_long_as_a_card_and_what_shows_of_that() -> None:
-    scene = Scene((card("a", "4S", "aisleriot:anglo_poker", (0.0, 0.0), 30.0),))
-    image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
-                            surface_colour=(40, 90, 30)).render(scene)
-    (true,) = (np.array(o.corners_px) for o in truth.objects)
-    long = PLANE.to_pixels(_skewed(np.array(truth.objects[0].corners_mm), 1, 12.0, 6.0))
+    image, (seen,) = _rendered(("4S", (0.0, 0.0), 30.0))
+    true = np.array(seen.corners_px)
+    long = PLANE.to_pixels(_skewed(np.array(seen.corners_mm), 1, 12.0, 6.0))
     assert _iou(long, true) < 0.9
     found = detect(image, _ReadsAs("4S", 0.99), _FindsThese([long]),  # type: ignore[arg-type]
                    shapes_too=False, plane=PLANE)
@@ -157,14 +160,6 @@ def test_detect_reports_a_card_outlined_too_long_as_a_card_and_what_shows_of_tha
     assert _iou(np.array(seen.corners), true) > 0.97
     (shows,) = seen.visible
     assert Polygon(shows).area == pytest.approx(Polygon(true).area, rel=0.01)
-
-
-def _rendered(*cards: tuple[str, tuple[float, float], float]) -> tuple[np.ndarray, list]:  # type: ignore[type-arg]
-    scene = Scene(tuple(card(f"c{k}", code, "aisleriot:anglo_poker", centre, angle)
-                        for k, (code, centre, angle) in enumerate(cards)))
-    image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
-                            surface_colour=(40, 90, 30)).render(scene)
-    return image, truth.objects
 
 
 def _off_mm(outline: np.ndarray, card_mm: np.ndarray) -> float:
@@ -225,11 +220,8 @@ def test_a_card_s_shape_showing_whole_is_not_moved_and_a_rectangle_too_long_is()
 def test_a_card_moved_on_the_table_is_read_again_there(whole: tuple[str, float],
                                                        short: tuple[str, float],
                                                        read: str) -> None:
-    scene = Scene((card("a", "4S", "aisleriot:anglo_poker", (0.0, 0.0), 0.0),
-                   card("b", "7H", "aisleriot:anglo_poker", (0.0, 50.0), 90.0)))
-    image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
-                            surface_colour=(40, 90, 30)).render(scene)
-    under, top = (np.array(o.corners_px) for o in truth.objects)
+    image, objects = _rendered(("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0))
+    under, top = (np.array(o.corners_px) for o in objects)
     short_px = PLANE.to_pixels(_card_mm((0.0, 0.0), 0.0, 70.0))
     reader = _ReadsIf(lambda c: _iou(c, under) > 0.95, whole, short)
     found = detect(image, reader, _FindsThese([short_px, top]),  # type: ignore[arg-type]
