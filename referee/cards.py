@@ -15,6 +15,9 @@ RANK_NAMES: Final = {
 JOKER_CODE: Final = "JK"
 UNREADABLE_CODE: Final = "??"
 BACK_CODE: Final = "back"
+#: A playing card's width and length on the table (mm): a standard (poker-size) card. Decks
+#: of other sizes (bridge: 57 x 89) are named in the calibration (``card_mm``).
+CARD_MM: Final = (63.0, 88.0)
 
 
 class CardCodeError(ValueError):

@@ -2,7 +2,7 @@
 
 In the picture a card's length is foreshortened by where it lies (the camera's slant), so
 an outline that ends in the wrong place cannot be told from a card's. On the table a card
-is 63 x 88 mm wherever it lies:
+is its deck's size wherever it lies (63 x 88 mm, or the calibration's ``card_mm``):
 - an outline whose one end is a card's end and whose other is not (hidden under another
   card, or off) is a card's size from the first;
 - an outline that is not a card's shape, or that shows one end only, is moved as a card's
@@ -22,7 +22,8 @@ from shapely.geometry import Point, Polygon
 from shapely.ops import unary_union
 
 from referee.calibration.rectify import PlaneMap
-from referee.detection.crops import CARD_H_MM, CARD_W_MM, Corners
+from referee.cards import CARD_MM
+from referee.detection.crops import Corners
 from referee.detection.outlines import Gradients
 
 #: An end shows when the point this share of the outline's length inside it shows.
@@ -68,9 +69,11 @@ class _OnTable:
 
 
 def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
-                plane: PlaneMap, slopes: Gradients | None = None) -> list[Corners]:
+                plane: PlaneMap, slopes: Gradients | None = None,
+                card_mm: tuple[float, float] = CARD_MM) -> list[Corners]:
     """Each outline (4 x 2 image pixels; ``shown``: what of it shows, from
-    ``outlines.shown_parts``) made a card's shape on the table where it is not one:
+    ``outlines.shown_parts``) made a card's shape (``card_mm``: its width and length) on
+    the table where it is not one:
     - made a card from one end, that end's middle and the direction of the outline's long
       sides kept: the end that shows when the other is hidden (a card under another), else
       its one end that is a card's (its width, its corners right angles) when the other is
@@ -81,16 +84,16 @@ def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
     out: list[Corners] = []
     for corners, pieces in zip(outlines, shown, strict=True):
         pixels = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-        seen = _on_table(pixels, pieces, plane)
-        card = None if seen is None else _from_one_end(seen)
+        seen = _on_table(pixels, pieces, plane, card_mm)
+        card = None if seen is None else _from_one_end(seen, card_mm)
         if seen is not None and slopes is not None:
             one_end = seen.showing[0] != seen.showing[1]
             # (one end showing is moved even when that end is no card's width, and so not
             # made a card from it: that found more cards on rendered frames than not)
-            if one_end or (card is None and not _card_like(seen)):
+            if one_end or (card is None and not _card_like(seen, card_mm)):
                 shown_end = (0 if seen.showing[0] else 1) if one_end else None
                 card = _snapped(slopes, plane, seen.corners if card is None else card,
-                                shown_end)
+                                shown_end, card_mm)
         whole = None if seen is None or card is None else plane.to_pixels(card)
         if whole is None or not np.all(np.isfinite(whole)):
             out.append(corners)
@@ -99,7 +102,8 @@ def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
     return out
 
 
-def _on_table(corners: Corners, pieces: Sequence[Corners], plane: PlaneMap) -> _OnTable | None:
+def _on_table(corners: Corners, pieces: Sequence[Corners], plane: PlaneMap,
+              card_mm: tuple[float, float]) -> _OnTable | None:
     """The outline on the table, or None where the plane does not map it there and back
     (beyond the horizon) or it has a side shorter than ``MIN_SIDE_MM``."""
     table = plane.to_table(corners)
@@ -111,30 +115,32 @@ def _on_table(corners: Corners, pieces: Sequence[Corners], plane: PlaneMap) -> _
         return None
     # The card's ends are the pair of opposite sides nearer a card's width (a card that
     # shows less than its width along its length is outlined shorter than wide).
-    turn = 0 if abs(sides[0] + sides[2] - 2 * CARD_W_MM) <= abs(sides[1] + sides[3]
-                                                                  - 2 * CARD_W_MM) else 1
+    width = card_mm[0]
+    turn = 0 if abs(sides[0] + sides[2] - 2 * width) <= abs(sides[1] + sides[3] - 2 * width) \
+        else 1
     pixels = np.roll(corners, -turn, axis=0)
     showing = _shows(pieces, [(pixels[0] + pixels[1]) / 2, (pixels[2] + pixels[3]) / 2])
     return _OnTable(np.roll(table, -turn, axis=0), turn, showing)
 
 
-def _from_one_end(seen: _OnTable) -> Corners | None:
+def _from_one_end(seen: _OnTable, card_mm: tuple[float, float]) -> Corners | None:
     """The card (mm) from the end that tells where it lies, or None when none does."""
     sides = seen.sides
     if seen.showing[0] != seen.showing[1]:
         end = 0 if seen.showing[0] else 1
         low, high = END_WIDTH_RANGE
-        if not low * CARD_W_MM <= sides[0 if end == 0 else 2] <= high * CARD_W_MM:
+        if not low * card_mm[0] <= sides[0 if end == 0 else 2] <= high * card_mm[0]:
             return None
     else:
-        cards_end = _cards_ends(seen.corners, sides)
+        cards_end = _cards_ends(seen.corners, sides, card_mm)
         if cards_end[0] == cards_end[1]:  # a card's shape, or no end tells (or both do)
             return None
         end = 0 if cards_end[0] else 1
-    return _card_from_end(seen.corners, end)
+    return _card_from_end(seen.corners, end, card_mm)
 
 
-def _cards_ends(table: Corners, sides: npt.NDArray[np.float64]) -> tuple[bool, bool]:
+def _cards_ends(table: Corners, sides: npt.NDArray[np.float64],
+                card_mm: tuple[float, float]) -> tuple[bool, bool]:
     """Whether each end (sides 0 and 2 of ``table``, in mm) is a card's: its width and both
     its corners' angles."""
     edges = np.roll(table, -1, axis=0) - table
@@ -142,16 +148,16 @@ def _cards_ends(table: Corners, sides: npt.NDArray[np.float64]) -> tuple[bool, b
     # the angle at corner k, between side k - 1 and side k, off a right angle
     off = np.abs(np.degrees(np.arccos(np.clip(
         -(unit * np.roll(unit, 1, axis=0)).sum(axis=1), -1.0, 1.0))) - 90.0)
-    return tuple(bool(abs(sides[s] - CARD_W_MM) <= END_WIDTH_MM  # type: ignore[return-value]
+    return tuple(bool(abs(sides[s] - card_mm[0]) <= END_WIDTH_MM  # type: ignore[return-value]
                       and off[s] <= END_ANGLE_DEG and off[s + 1] <= END_ANGLE_DEG)
                  for s in (0, 2))
 
 
-def _card_like(seen: _OnTable) -> bool:
+def _card_like(seen: _OnTable, card_mm: tuple[float, float]) -> bool:
     """Both ends a card's, and the long sides a card's length."""
     sides = seen.sides
-    return all(_cards_ends(seen.corners, sides)) \
-        and bool(np.all(np.abs(sides[[1, 3]] - CARD_H_MM) <= SIDE_MM))
+    return all(_cards_ends(seen.corners, sides, card_mm)) \
+        and bool(np.all(np.abs(sides[[1, 3]] - card_mm[1]) <= SIDE_MM))
 
 
 def _axis(table: Corners) -> npt.NDArray[np.float64]:
@@ -160,7 +166,7 @@ def _axis(table: Corners) -> npt.NDArray[np.float64]:
     return np.asarray(along / np.linalg.norm(along), dtype=np.float64)
 
 
-def _card_from_end(table: Corners, end: int) -> Corners:
+def _card_from_end(table: Corners, end: int, card_mm: tuple[float, float]) -> Corners:
     """A card's corners on the table (the outline's order) from end ``end`` (0: corners 0
     and 1; 1: corners 3 and 2) of ``table``: that end's middle, and the direction of the
     long sides."""
@@ -168,24 +174,24 @@ def _card_from_end(table: Corners, end: int) -> Corners:
     along = _axis(table)
     inwards = along if end == 0 else -along
     middle = (table[first] + table[second]) / 2
-    return _card(table, middle + inwards * CARD_H_MM / 2, along)
+    return _card(table, middle + inwards * card_mm[1] / 2, along, card_mm)
 
 
-def _card(table: Corners, centre: npt.NDArray[np.float64],
-          along: npt.NDArray[np.float64]) -> Corners:
+def _card(table: Corners, centre: npt.NDArray[np.float64], along: npt.NDArray[np.float64],
+          card_mm: tuple[float, float]) -> Corners:
     """A card's rectangle (mm) centred at ``centre``, its long sides along ``along`` (from
     end 0 to end 1 of ``table``), its corners in ``table``'s order (0 and 1 at end 0, 0 on
     the side of ``table``'s corner 0)."""
     across = np.array([-along[1], along[0]])
     if np.dot(table[0] - table[1], across) < 0:
         across = -across
-    half_w, half_l = across * CARD_W_MM / 2, along * CARD_H_MM / 2
+    half_w, half_l = across * card_mm[0] / 2, along * card_mm[1] / 2
     return np.array([centre - half_l + half_w, centre - half_l - half_w,
                      centre + half_l - half_w, centre + half_l + half_w])
 
 
-def _snapped(slopes: Gradients, plane: PlaneMap, table: Corners,
-             shown_end: int | None) -> Corners:
+def _snapped(slopes: Gradients, plane: PlaneMap, table: Corners, shown_end: int | None,
+             card_mm: tuple[float, float]) -> Corners:
     """A card's rectangle (mm) near ``table`` lying best on the picture's edges: turned by
     each of ``SNAP_TURNS_DEG`` from its long sides, its long sides moved together (a card's
     width apart) and its ends together (a card's length apart; the shown end alone when
@@ -194,7 +200,7 @@ def _snapped(slopes: Gradients, plane: PlaneMap, table: Corners,
     axis = _axis(table)
     centre = table.mean(axis=0)
     moves = np.arange(-SNAP_REACH_MM, SNAP_REACH_MM + 1e-9, SNAP_STEP_MM)
-    half_w, half_l = CARD_W_MM / 2, CARD_H_MM / 2
+    half_w, half_l = card_mm[0] / 2, card_mm[1] / 2
     on_long = np.arange(-half_l + SNAP_MARGIN_MM, half_l - SNAP_MARGIN_MM + 1e-9, SNAP_ALONG_MM)
     on_end = np.arange(-half_w + SNAP_MARGIN_MM, half_w - SNAP_MARGIN_MM + 1e-9, SNAP_ALONG_MM)
     frames = []
@@ -235,7 +241,8 @@ def _snapped(slopes: Gradients, plane: PlaneMap, table: Corners,
         i, j = int(np.argmax(sideways)), int(np.argmax(lengthways))
         score = float(sideways[i] + lengthways[j])
         if best is None or score > best[0]:
-            best = (score, _card(table, centre + moves[i] * across + moves[j] * along, along))
+            best = (score, _card(table, centre + moves[i] * across + moves[j] * along, along,
+                                 card_mm))
     assert best is not None
     return best[1]
 

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from shapely.geometry import Polygon
 
 from referee.calibration.rectify import PlaneMap
-from referee.cards import BACK_CODE, JOKER_CODE
+from referee.cards import BACK_CODE, CARD_MM, JOKER_CODE
 from referee.detection.card_shape import card_shaped
 from referee.detection.cards import (
     NOT_A_CARD,
@@ -189,7 +189,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
            detector: CardDetector | None = None, shapes_too: bool = True,
            verifier: CardVerifier | None = None,
            corner_model: CornerModel | None = None,
-           plane: PlaneMap | None = None) -> Detections:
+           plane: PlaneMap | None = None,
+           card_mm: tuple[float, float] = CARD_MM) -> Detections:
     slopes = gradients(image)
     outlines = find_outlines(image, detector, shapes_too, slopes)
     warnings: list[str] = []
@@ -312,11 +313,12 @@ def detect(image: Image, identifier: CardIdentifier | None,
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
     if plane is not None:
-        # On a calibrated table a card is 63 x 88 mm: one that shows one end is a card's
-        # size from that end (its outline reached under the card on it by a guess at its
-        # length), and so is an outline whose one end is a card's and whose other is off;
-        # those and the outlines still no card's shape are moved onto the picture's edges.
-        whole = card_shaped([o.corners for o in outlines], visible, plane, slopes)
+        # On a calibrated table a card is its deck's size (``card_mm``): one that shows one
+        # end is a card's size from that end (its outline reached under the card on it by a
+        # guess at its length), and so is an outline whose one end is a card's and whose
+        # other is off; those and the outlines still no card's shape are moved onto the
+        # picture's edges.
+        whole = card_shaped([o.corners for o in outlines], visible, plane, slopes, card_mm)
         moved = [k for k, (new, o) in enumerate(zip(whole, outlines, strict=True))
                  if new is not o.corners]
         if moved and identifier is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from shapely.geometry import Polygon
@@ -44,8 +46,10 @@ def _shows(corners_px: np.ndarray, until: float, from_end: int = 0) -> list[np.n
     return [np.array([c[0], c[1], far[1], far[0]])]
 
 
-def _rendered(*cards: tuple[str, tuple[float, float], float]) -> tuple[np.ndarray, list]:  # type: ignore[type-arg]
-    scene = Scene(tuple(card(f"c{k}", code, "aisleriot:anglo_poker", centre, angle)
+def _rendered(*cards: tuple[str, tuple[float, float], float],
+              size_mm: tuple[float, float] = (63.0, 88.0)) -> tuple[np.ndarray, list]:  # type: ignore[type-arg]
+    scene = Scene(tuple(replace(card(f"c{k}", code, "aisleriot:anglo_poker", centre, angle),
+                                size_mm=size_mm)
                         for k, (code, centre, angle) in enumerate(cards)))
     image, truth = Renderer(CAMERA, np.random.default_rng(5), CLEAN,
                             surface_colour=(40, 90, 30)).render(scene)
@@ -185,6 +189,29 @@ def test_an_outline_no_end_of_which_is_a_card_s_is_moved_onto_the_card_s_edges()
     (done,) = card_shaped([outline], [[outline]], PLANE, gradients(image))
     assert _iou(done, truth) > 0.95
     assert _off_mm(done, true_mm) < 1.5
+
+
+def test_a_bridge_deck_s_card_is_held_to_the_size_the_calibration_names() -> None:
+    bridge = (57.0, 89.0)
+    image, (seen,) = _rendered(("9D", (-20.0, 15.0), 25.0), size_mm=bridge)
+    true_mm = np.array(seen.corners_mm)
+    # both ends askew and a few mm off: no end is a card's
+    outline = PLANE.to_pixels(_skewed(_skewed(true_mm, 0, 6.0, -6.0), 1, -4.0, 7.0)
+                              + np.array([4.0, -3.0]))
+    assert _off_mm(outline, true_mm) > 5
+    slopes = gradients(image)
+    (told,) = card_shaped([outline], [[outline]], PLANE, slopes, bridge)
+    assert _off_mm(told, true_mm) < 1.5
+    assert _iou(told, np.array(seen.corners_px)) > 0.95
+    # held to a standard card's size instead, it is 3 mm too wide on each side
+    (standard,) = card_shaped([outline], [[outline]], PLANE, slopes)
+    assert _off_mm(standard, true_mm) > 2.5
+    # and a bridge card under another is made its own length from the end it shows
+    short = PLANE.to_pixels(np.array([
+        true_mm[0], true_mm[1], true_mm[1] + 0.6 * (true_mm[2] - true_mm[1]),
+        true_mm[0] + 0.6 * (true_mm[3] - true_mm[0])]))
+    (whole,) = card_shaped([short], [_shows(short, 0.8)], PLANE, card_mm=bridge)
+    assert _off_mm(whole, true_mm) < 0.5
 
 
 def test_a_card_under_another_is_moved_by_the_end_it_shows_and_its_long_sides() -> None:
