@@ -128,9 +128,11 @@ def markers(paper: str, out_dir: str, sheets: int, dpi: int) -> None:
               help="Correct the located board: move it DX, DY mm and turn it DEG degrees.")
 @click.option("--frames", type=click.IntRange(1, 1000), default=30, show_default=True,
               help="Frames to try from a video or camera (the best is kept).")
+@click.option("--card-size", metavar="WxL", default="63x88", show_default=True,
+              help="The cards' width and length in mm (a bridge deck: 57x89).")
 def calibrate(source: str, out_file: str, game: str | None, layout_file: str | None,
               preview_file: str | None, lens_file: str | None, plane_file: str | None,
-              max_error: float, board_offset: str | None, frames: int) -> None:
+              max_error: float, board_offset: str | None, frames: int, card_size: str) -> None:
     """Calibrate the table (and the game's board) from SOURCE: an image, a video or a camera
     index. Writes the calibration JSON and a top-down preview PNG, prints a summary."""
     from pathlib import Path
@@ -145,13 +147,17 @@ def calibrate(source: str, out_file: str, game: str | None, layout_file: str | N
         except ValueError:
             fail(f"--board-offset expects DX,DY,DEG, got {board_offset!r}")
         correction = (dx, dy, deg)
+    try:
+        width, length = (float(v) for v in card_size.lower().split("x"))
+    except ValueError:
+        fail(f"--card-size expects WIDTHxLENGTH in mm, as 63x88, got {card_size!r}")
     out = Path(out_file)
     preview = Path(preview_file) if preview_file else out.with_suffix(".preview.png")
     try:
         summary = run_calibration(source, out, preview, game=game, layout_file=layout_file,
                                   lens_file=lens_file, plane_file=plane_file,
                                   max_error_mm=max_error, board_correction=correction,
-                                  max_frames=frames)
+                                  max_frames=frames, card_mm=(width, length))
     except CalibrationError as error:
         fail(str(error))
     click.echo(summary)
@@ -358,6 +364,7 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
 
     from referee.calibration.errors import CalibrationError
     from referee.calibration.model import load_calibration
+    from referee.cards import CARD_MM
     from referee.detection.detect import (
         DetectError,
         annotate,
@@ -398,7 +405,8 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
                    "picture's edges", err=True)
     found = run_detect(picture, identifier, detector, verifier=verifier,
                        corner_model=corner_model,
-                       plane=calibration.plane if calibration is not None else None)
+                       plane=calibration.plane if calibration is not None else None,
+                       card_mm=calibration.card_mm if calibration is not None else CARD_MM)
     if detector is not None and detector.fallback_reason:
         click.echo(f"referee: warning: {detector.fallback_reason}; onnxruntime ran the card "
                    "detector instead", err=True)

@@ -251,6 +251,8 @@ def test_a_model_file_that_cannot_be_loaded_is_one_line_of_error(
 def test_detect_with_a_calibration_gives_detect_the_table_s_plane(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
     import cv2
     import numpy as np
 
@@ -259,9 +261,12 @@ def test_detect_with_a_calibration_gives_detect_the_table_s_plane(
     from referee.detection.detect import Detections
 
     planes: list[object] = []
+    sizes: list[object] = []
 
-    def spy(*_: object, plane: object = None, **__: object) -> Detections:
+    def spy(*_: object, plane: object = None, card_mm: object = None,
+            **__: object) -> Detections:
         planes.append(plane)
+        sizes.append(card_mm)
         return Detections([])
 
     monkeypatch.setattr(detect, "detect", spy)
@@ -274,3 +279,8 @@ def test_detect_with_a_calibration_gives_detect_the_table_s_plane(
     expected = load_calibration(calibration).plane
     assert planes[0] is None and planes[1] is not None
     assert np.array_equal(planes[1].image_to_table, expected.image_to_table)  # type: ignore[attr-defined]
+    # and the size of the cards it names (a standard card's when it names none)
+    bridge = tmp_path / "bridge.json"
+    bridge.write_text(json.dumps({**json.loads(calibration.read_text()), "card_mm": [57, 89]}))
+    assert run(["detect", str(image), "--json", "--calibration", str(bridge)], capsys)[0] == 0
+    assert sizes[1:] == [(63.0, 88.0), (57.0, 89.0)]

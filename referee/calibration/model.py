@@ -3,7 +3,8 @@
 Contract fields (``referee calibrate``): ``version``, ``image_size`` [w, h],
 ``image_to_table`` (3 x 3, undistorted image px -> table mm), ``camera_matrix`` and
 ``dist_coeffs`` (null without a lens calibration), ``error_mm``. The rest tells the pipeline
-which frame the millimetres are in and what was found, for drift checks.
+which frame the millimetres are in and what was found, for drift checks, and the size of
+the cards played there (``card_mm``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from referee.calibration.errors import CalibrationError
 from referee.calibration.rectify import PlaneMap
 from referee.calibration.solve import Lens
+from referee.cards import CARD_MM
 
 FloatArray = npt.NDArray[np.float64]
 SCHEMA_VERSION: Final = 1
@@ -29,6 +31,9 @@ Point = tuple[float, float]
 Row3 = tuple[float, float, float]
 Matrix3 = tuple[Row3, Row3, Row3]
 Frame = Literal["table", "piecepack", "grid", "rectangle"]
+#: The card sizes a calibration may name (mm): from mini cards to tarot.
+MIN_CARD_MM: Final = 30.0
+MAX_CARD_MM: Final = 150.0
 
 
 class _Frozen(BaseModel):
@@ -81,11 +86,17 @@ class Calibration(_Frozen):
     markers: tuple[MarkerRecord, ...] = ()
     board: BoardRecord | None = None
     source: str = ""
+    #: The size of the cards played on this table (width, length, mm): the referee holds a
+    #: card to it (``referee calibrate --card-size``).
+    card_mm: tuple[float, float] = CARD_MM
 
     @model_validator(mode="after")
     def _usable(self) -> Calibration:
         if min(self.image_size) < 1:
             raise ValueError("image_size must be two positive numbers of pixels")
+        problem = card_size_problem(self.card_mm)
+        if problem:
+            raise ValueError(f"card_mm {problem}")
         if not _invertible(self.image_to_table):
             raise ValueError("image_to_table does not map the image onto the table "
                              "(a singular matrix)")
@@ -113,6 +124,15 @@ class Calibration(_Frozen):
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), indent=1) + "\n"
+
+
+def card_size_problem(card_mm: tuple[float, float]) -> str | None:
+    """What is wrong with a card size (width, length, mm), or None."""
+    width, length = card_mm
+    if not MIN_CARD_MM <= width <= length <= MAX_CARD_MM:  # (False for NaN too)
+        return (f"must be a card's width then its length in mm, each {MIN_CARD_MM:g}-"
+                f"{MAX_CARD_MM:g} (as 63 x 88), not {width:g} x {length:g}")
+    return None
 
 
 #: How many distortion coefficients OpenCV's camera model takes.

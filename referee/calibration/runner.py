@@ -9,20 +9,29 @@ import cv2
 
 from referee.calibration.errors import CalibrationError
 from referee.calibration.layouts import layout_for_game, load_layout
-from referee.calibration.model import load_calibration, save_calibration, write_atomically
+from referee.calibration.model import (
+    card_size_problem,
+    load_calibration,
+    save_calibration,
+    write_atomically,
+)
 from referee.calibration.pipeline import (
     CalibrationOptions,
     CalibrationResult,
     calibrate_frame,
 )
 from referee.calibration.sources import read_frames
+from referee.cards import CARD_MM
 
 
 def run_calibration(source: str, out: Path, preview: Path, *, game: str | None = None,
                     layout_file: str | None = None, lens_file: str | None = None,
                     plane_file: str | None = None, max_error_mm: float = 1.0,
                     board_correction: tuple[float, float, float] = (0.0, 0.0, 0.0),
-                    max_frames: int = 30) -> str:
+                    max_frames: int = 30, card_mm: tuple[float, float] = CARD_MM) -> str:
+    problem = card_size_problem(card_mm)
+    if problem:
+        raise CalibrationError(f"the card size {problem}")
     if layout_file is not None:
         layout = load_layout(Path(layout_file))
     elif game is not None:
@@ -48,6 +57,7 @@ def run_calibration(source: str, out: Path, preview: Path, *, game: str | None =
             best = result
     if best is None:
         raise first_error or CalibrationError(f"{source} gave no usable frame")
+    calibration = best.calibration.model_copy(update={"card_mm": card_mm})
     ok, png = cv2.imencode(".png", best.preview)
     if not ok:
         raise CalibrationError("could not encode the preview image")
@@ -61,17 +71,19 @@ def run_calibration(source: str, out: Path, preview: Path, *, game: str | None =
     except OSError as error:
         raise CalibrationError(f"cannot write {preview}: {error.strerror or error}") from None
     try:
-        save_calibration(best.calibration, out)
+        save_calibration(calibration, out)
     except OSError as error:
         preview.unlink(missing_ok=True)
         raise CalibrationError(f"cannot write {out}: {error.strerror or error}") from None
-    cal = best.calibration
+    cal = calibration
     corrected = "lens corrected" if cal.camera_matrix is not None else "no lens correction"
     parts = [f"calibrated {cal.frame} frame: error {cal.error_mm:.2f} mm RMS over "
              f"{cal.corner_count} corners, {corrected}"]
     if cal.board is not None:
         parts.append(f"{cal.board.kind} board found, {len(cal.board.lines)} lines, pitch "
                      f"{cal.board.pitch_mm:.2f} mm, fit {cal.board.residual_mm:.2f} mm")
+    if cal.card_mm != CARD_MM:
+        parts.append(f"cards {cal.card_mm[0]:g} x {cal.card_mm[1]:g} mm")
     parts += list(best.notes)
     parts.append(f"wrote {out} and {preview}")
     return "; ".join(parts)

@@ -78,6 +78,9 @@ SAMPLE_CALIBRATION = Path(__file__).resolve().parents[2] / "sample_footage" / "s
                         dist_coeffs=[0, 0, 0, 0, 0]), "focal"),
     (lambda d: d.update(camera_matrix=[[900, 0, 640], [0, 900, 360], [0, 0, 1]],
                         dist_coeffs=[0.1, 0.01]), "4, 5, 8, 12 or 14"),
+    (lambda d: d.__setitem__("card_mm", [89, 57]), "card_mm must be a card's width then"),
+    (lambda d: d.__setitem__("card_mm", [0, 88]), "card_mm must be"),
+    (lambda d: d.__setitem__("card_mm", [63]), "card_mm"),
 ])
 def test_a_calibration_that_cannot_map_the_table_is_refused(tmp_path, damage, needle):
     data = json.loads(SAMPLE_CALIBRATION.read_text())
@@ -87,6 +90,18 @@ def test_a_calibration_that_cannot_map_the_table_is_refused(tmp_path, damage, ne
     path.write_text(json.dumps(data))  # NaN and Infinity as Python's json writes them
     with pytest.raises(CalibrationError, match=needle):
         load_calibration(path)
+
+
+def test_a_calibration_names_its_cards_size_or_they_are_standard_cards(tmp_path):
+    data = json.loads(SAMPLE_CALIBRATION.read_text())
+    assert "card_mm" not in data  # written before calibrations named it
+    assert load_calibration(SAMPLE_CALIBRATION).card_mm == (63.0, 88.0)
+    path = tmp_path / "bridge.json"
+    path.write_text(json.dumps({**data, "card_mm": [57, 89]}))
+    bridge = load_calibration(path)
+    assert bridge.card_mm == (57.0, 89.0)
+    save_calibration(bridge, tmp_path / "again.json")
+    assert json.loads((tmp_path / "again.json").read_text())["card_mm"] == [57.0, 89.0]
 
 
 def test_a_calibration_that_is_not_text_is_refused(tmp_path):

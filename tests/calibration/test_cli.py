@@ -52,6 +52,28 @@ def test_calibrate_writes_the_file_and_preview(sheets_view, tmp_path, capsys):
     assert preview is not None and preview.shape[1] > 500
 
 
+def test_calibrate_writes_the_cards_size_it_is_told_and_refuses_no_card_s(sheets_view,
+                                                                         tmp_path, capsys):
+    source = tmp_path / "view.png"
+    cv2.imwrite(str(source), sheets_view.image)
+    out = tmp_path / "table.json"
+    code, stdout, err = run(["calibrate", str(source), "--out", str(out),
+                             "--card-size", "57x89"], capsys)
+    assert code == 0, err
+    assert "cards 57 x 89 mm" in stdout
+    assert json.loads(out.read_text())["card_mm"] == [57.0, 89.0]
+    code, stdout, _ = run(["calibrate", str(source), "--out", str(out)], capsys)
+    assert code == 0 and "cards" not in stdout
+    assert json.loads(out.read_text())["card_mm"] == [63.0, 88.0]
+    for size, needle in (("89x57", "width then its length"), ("0x88", "30-150"),
+                         ("big", "--card-size expects")):
+        other = tmp_path / f"{size}.json"
+        code, _, err = run(["calibrate", str(source), "--out", str(other), "--card-size",
+                            size], capsys)
+        assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+        assert not other.exists() and not other.with_suffix(".preview.png").exists()
+
+
 def test_a_preview_that_cannot_be_written_leaves_no_calibration(sheets_view, tmp_path,
                                                                 capsys):
     source = tmp_path / "view.png"
