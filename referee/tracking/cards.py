@@ -1,10 +1,10 @@
 """Cards on the table, from the difference between two stable top-down states.
 
 The newest card is on top: when a card lands it is fully visible, so the change between the
-stable state before and after it is that card's whole outline (its known 63 x 88 mm size
-pins the fit down where it lies on another white card). A card keeps the outline and the
-identity it had when it was read in full; a removed card is one whose visible part shows
-the bare table again.
+stable state before and after it is that card's whole outline (its known size, 63 x 88 mm
+or the calibration's ``card_mm``, pins the fit down where it lies on another white card). A
+card keeps the outline and the identity it had when it was read in full; a removed card is
+one whose visible part shows the bare table again.
 """
 
 from __future__ import annotations
@@ -18,12 +18,10 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from referee.cards import CARD_MM
 from referee.detection.outlines import Gradients, edge_lines, gradients, refine_edges
 from referee.tracking.topdown import FloatArray, Image, TableView, colour_change, fill_holes
 
-CARD_W_MM: Final = 63.0
-CARD_H_MM: Final = 88.0
-CARD_AREA_MM2: Final = CARD_W_MM * CARD_H_MM
 #: A colour change (largest channel, grey levels) that is real, not noise or shading.
 CHANGE_LEVEL: Final = 28
 #: Against the empty table: what counts as "something lies here".
@@ -159,31 +157,33 @@ def card_corners(centre: tuple[float, float], angle_deg: float, size: tuple[floa
 
 
 def fit_card(view: TableView, region: npt.NDArray[np.bool_],
-             forbidden: npt.NDArray[np.bool_]) -> CardFit | None:
-    """The 63 x 88 mm rectangle that explains a changed region, or None if it is not
-    card-shaped.
+             forbidden: npt.NDArray[np.bool_],
+             card_mm: tuple[float, float] = CARD_MM) -> CardFit | None:
+    """The card's rectangle (``card_mm``: width and length) that explains a changed region,
+    or None if it is not card-shaped.
 
     The region's minimum-area rectangle gives the pose. Where the new card lies on another
     white card, part of it does not change colour, so the region can be short of the card
     along an axis: the card is then slid along that axis to cover the region while
     covering as little as possible of ``forbidden`` (bare table that did not change)."""
     ys, xs = np.nonzero(region)
-    if len(xs) < 10 or len(xs) < CARD_AREA_MM2 * MIN_NEW_FRACTION * view.px_per_mm ** 2:
+    card_px = card_mm[0] * card_mm[1] * view.px_per_mm ** 2
+    if len(xs) < 10 or len(xs) < MIN_NEW_FRACTION * card_px:
         return None
     mm = view.to_mm(np.column_stack([xs, ys]).astype(np.float64))
-    rect = _card_rect(mm)
+    rect = _card_rect(mm, card_mm)
     if rect is None:
         return None
-    candidates = _candidates(*rect)
+    candidates = _candidates(*rect, card_mm)
     if not candidates:
         return None
-    crop = _Crop.around(view, mm, margin_mm=CARD_H_MM)
+    crop = _Crop.around(view, mm, margin_mm=card_mm[1])
     scores = [crop.score(corners, region, forbidden) for corners, _, _ in candidates]
     corners, orient, partial = candidates[int(np.argmax(scores))]
     if partial:
         # Only a partial region needs the pose searched; a whole one is measured better
         # by its own rectangle (a search would lean into the card's shadow).
-        corners = _refine(crop, corners, orient, region, forbidden)
+        corners = _refine(crop, corners, orient, region, forbidden, card_mm)
     centre = corners.mean(axis=0)
     return CardFit(corners, (float(centre[0]), float(centre[1])))
 
@@ -289,16 +289,17 @@ def _agreed_turn(turns: list[float]) -> float:
 
 
 def _candidates(centre: tuple[float, float], size: tuple[float, float], angle: float,
-                ) -> list[tuple[FloatArray, float, bool]]:
-    """Card outlines that contain a rectangle (centre, (short, long), angle): slid along
-    whichever axis the rectangle is short of a card; with whether it was partial."""
+                card_mm: tuple[float, float]) -> list[tuple[FloatArray, float, bool]]:
+    """Card outlines (``card_mm``) that contain a rectangle (centre, (short, long), angle):
+    slid along whichever axis the rectangle is short of a card; with whether it was
+    partial."""
     (cx, cy), (w, h) = centre, size
-    partial = w < CARD_W_MM - PARTIAL_MM or h < CARD_H_MM - PARTIAL_MM
+    card_w, card_h = card_mm
+    partial = w < card_w - PARTIAL_MM or h < card_h - PARTIAL_MM
     a = np.deg2rad(angle)
     axis_w, axis_h = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
     out = []
-    for orient, (cw, ch) in ((angle, (CARD_W_MM, CARD_H_MM)),
-                             (angle + 90.0, (CARD_H_MM, CARD_W_MM))):
+    for orient, (cw, ch) in ((angle, (card_w, card_h)), (angle + 90.0, (card_h, card_w))):
         if w > cw + SIZE_TOLERANCE_MM or h > ch + SIZE_TOLERANCE_MM:
             continue
         slack_w, slack_h = max(0.0, cw - w) / 2, max(0.0, ch - h) / 2
@@ -310,23 +311,25 @@ def _candidates(centre: tuple[float, float], size: tuple[float, float], angle: f
     return out
 
 
-def _card_rect(mm: FloatArray) -> tuple[tuple[float, float], tuple[float, float], float] | None:
+def _card_rect(mm: FloatArray, card_mm: tuple[float, float],
+               ) -> tuple[tuple[float, float], tuple[float, float], float] | None:
     """Minimum-area rectangle (centre, (short, long), angle of the short side) of points,
-    or None if it is too big for one card."""
+    or None if it is too big for one card (``card_mm``)."""
     (cx, cy), (w, h), angle = cv2.minAreaRect(mm.astype(np.float32))
     if w > h:  # the long side along the rectangle's second axis
         w, h, angle = h, w, angle + 90.0
-    if w > CARD_W_MM + SIZE_TOLERANCE_MM or h > CARD_H_MM + SIZE_TOLERANCE_MM:
+    if w > card_mm[0] + SIZE_TOLERANCE_MM or h > card_mm[1] + SIZE_TOLERANCE_MM:
         return None
     return (float(cx), float(cy)), (float(w), float(h)), float(angle)
 
 
 def _refine(crop: _Crop, corners: FloatArray, angle: float, region: npt.NDArray[np.bool_],
-            forbidden: npt.NDArray[np.bool_], *, together: bool = False) -> FloatArray:
-    """Hill-climb the pose (turn, then shift) while the fit score improves: the first
-    guess's angle comes from a possibly ragged region. ``together``: also try turning and
-    shifting in one step (a card lying on another can often do neither alone without
-    crossing bare table)."""
+            forbidden: npt.NDArray[np.bool_], card_mm: tuple[float, float], *,
+            together: bool = False) -> FloatArray:
+    """Hill-climb the pose of a card ``card_mm`` in size (turn, then shift) while the fit
+    score improves: the first guess's angle comes from a possibly ragged region.
+    ``together``: also try turning and shifting in one step (a card lying on another can
+    often do neither alone without crossing bare table)."""
     centre = corners.mean(axis=0)
     best = crop.score(corners, region, forbidden)
     for step_deg, step_mm in ((3.0, 2.0), (1.0, 1.0), (0.5, 0.5)):
@@ -341,11 +344,11 @@ def _refine(crop: _Crop, corners: FloatArray, angle: float, region: npt.NDArray[
             for d_angle, dx, dy in moves:
                 trial_centre = centre + np.array([dx, dy])
                 trial = card_corners((float(trial_centre[0]), float(trial_centre[1])),
-                                     angle + d_angle, (CARD_W_MM, CARD_H_MM))
+                                     angle + d_angle, card_mm)
                 score = crop.score(trial, region, forbidden)
                 if score > best:
                     best, centre, angle, improved = score, trial_centre, angle + d_angle, True
-    return card_corners((float(centre[0]), float(centre[1])), angle, (CARD_W_MM, CARD_H_MM))
+    return card_corners((float(centre[0]), float(centre[1])), angle, card_mm)
 
 
 @dataclass(frozen=True)
@@ -440,7 +443,8 @@ def _iou(view: TableView, a: FloatArray, b: FloatArray) -> float:
 
 @dataclass
 class CardObserver:
-    """Holds the cards on the table (bottom first) and the empty-table background."""
+    """Holds the cards on the table (bottom first) and the empty-table background; the
+    cards are ``card_mm`` in size (width, length)."""
 
     view: TableView
     cards: list[TableCard] = field(default_factory=list)
@@ -448,6 +452,12 @@ class CardObserver:
     reference: Image | None = None  # the last stable state
     _serial: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _looks: dict[str, _Looks] = field(default_factory=dict)
+    card_mm: tuple[float, float] = CARD_MM
+
+    @property
+    def _card_px(self) -> float:
+        """A card's area in the view's pixels."""
+        return self.card_mm[0] * self.card_mm[1] * self.view.px_per_mm ** 2
 
     def new_uid(self) -> str:
         return f"card{next(self._serial)}"
@@ -466,7 +476,7 @@ class CardObserver:
         changed = (colour_change(state, self.reference) > CHANGE_LEVEL) & seen
         changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN,
                                    np.ones((3, 3), np.uint8)).astype(bool)
-        if np.count_nonzero(changed) / self.view.px_per_mm ** 2 < 0.1 * CARD_AREA_MM2:
+        if np.count_nonzero(changed) < 0.1 * self._card_px:
             return CardChanges((), (), ())
         bare = colour_change(state, self.background) <= FOREGROUND_LEVEL
         removed = self._removed(changed, bare)
@@ -515,7 +525,7 @@ class CardObserver:
     def _overlaps(self, corners: FloatArray, others: npt.NDArray[np.bool_]) -> bool:
         """Whether an outline covers the ``others`` mask by more than 1% of a card."""
         common = self.view.polygon_mask([corners]) & others
-        return bool(np.count_nonzero(common) > 0.01 * CARD_AREA_MM2 * self.view.px_per_mm ** 2)
+        return bool(np.count_nonzero(common) > 0.01 * self._card_px)
 
     def _restacked(self, state: Image, changed: npt.NDArray[np.bool_],
                    removed: list[TableCard], placed: list[CardFit],
@@ -530,7 +540,7 @@ class CardObserver:
         leftover = changed & ~self.view.polygon_mask(accounted, grow_mm=3.0) \
             if accounted else changed
         unexplained = leftover.copy()
-        card_px = CARD_AREA_MM2 * self.view.px_per_mm ** 2
+        card_px = self._card_px
         if np.count_nonzero(leftover) < RESTACK_FRACTION * card_px:
             return [], []
         gone = {c.uid for c in removed} | {c.uid for c, _ in nudged}
@@ -574,20 +584,21 @@ class CardObserver:
         outline = below.outline
         side = outline[1] - outline[0]
         length, angle = float(np.hypot(*side)), float(np.degrees(np.arctan2(side[1], side[0])))
-        if abs(length - CARD_H_MM) < abs(length - CARD_W_MM):  # its long side first
+        if abs(length - self.card_mm[1]) < abs(length - self.card_mm[0]):  # long side first
             angle -= 90.0
-        crop = _Crop.around(self.view, outline, margin_mm=CARD_W_MM / 2)
+        crop = _Crop.around(self.view, outline, margin_mm=self.card_mm[0] / 2)
         # The hill-climb can stall where it starts (no single step explains more of the
         # thin strip of change): it starts again a few mm and degrees off, and the best
         # explanation of the change wins.
         centre = outline.mean(axis=0)
         starts = [(outline, angle)] + [
             (card_corners((float(centre[0] + dx), float(centre[1] + dy)), angle + turn,
-                          (CARD_W_MM, CARD_H_MM)), angle + turn)
+                          self.card_mm), angle + turn)
             for dx, dy, turn in ((LAID_ON_START_MM, 0, 0), (-LAID_ON_START_MM, 0, 0),
                                  (0, LAID_ON_START_MM, 0), (0, -LAID_ON_START_MM, 0),
                                  (0, 0, LAID_ON_START_DEG), (0, 0, -LAID_ON_START_DEG))]
-        fits = [_refine(crop, start, start_angle, changed, forbidden, together=True)
+        fits = [_refine(crop, start, start_angle, changed, forbidden, self.card_mm,
+                        together=True)
                 for start, start_angle in starts]
         outline = max(fits, key=lambda f: crop.score(f, changed, forbidden))
         centre = outline.mean(axis=0)
@@ -606,7 +617,7 @@ class CardObserver:
             below = [c.outline for c in self.cards[:i]]
             uncovered = visible & ~self.view.polygon_mask(below) if below else visible
             n_visible = np.count_nonzero(visible)
-            if n_visible < 0.05 * CARD_AREA_MM2 * self.view.px_per_mm ** 2:
+            if n_visible < 0.05 * self._card_px:
                 continue  # hidden under others: it cannot have been taken alone
             changed_share = np.count_nonzero(changed & visible) / n_visible
             if changed_share < REMOVED_CHANGED_BARE:
@@ -639,7 +650,7 @@ class CardObserver:
         forbidden = ~joined.astype(bool) & self.view.seen
         if kept:
             forbidden &= ~self.view.polygon_mask(kept)
-        card_px = CARD_AREA_MM2 * self.view.px_per_mm ** 2
+        card_px = self._card_px
         placed: list[CardFit] = []
         nudged: list[tuple[TableCard, CardFit]] = []
         for label in range(1, count):
@@ -654,14 +665,14 @@ class CardObserver:
                 else self._ring(blob, kept)
             if region is None:
                 continue
-            fit = fit_card(self.view, region, forbidden)
+            fit = fit_card(self.view, region, forbidden, self.card_mm)
             if fit is None:  # the join merged a card with something else: the pieces alone
                 pieces = np.unique(labels_apart[blob & changed])
                 best = max((p for p in pieces if p), default=None,
                            key=lambda p: np.count_nonzero(labels_apart == p))
                 if best is not None:
                     fit = fit_card(self.view, fill_holes(labels_apart == best),
-                                   forbidden)
+                                   forbidden, self.card_mm)
             if fit is None:
                 continue
             fit = self._posed_on_cards(fit, changed, standing)
@@ -689,9 +700,9 @@ class CardObserver:
         a card moved a mm or re-lit changes along its edge too), else None."""
         ys, xs = np.nonzero(blob)
         pixels = np.column_stack([xs, ys])
-        rect = _card_rect(self.view.to_mm(pixels.astype(np.float64)))
-        if rect is None or abs(rect[1][0] - CARD_W_MM) > PARTIAL_MM \
-                or abs(rect[1][1] - CARD_H_MM) > PARTIAL_MM:
+        rect = _card_rect(self.view.to_mm(pixels.astype(np.float64)), self.card_mm)
+        if rect is None or abs(rect[1][0] - self.card_mm[0]) > PARTIAL_MM \
+                or abs(rect[1][1] - self.card_mm[1]) > PARTIAL_MM:
             return None
         hull = self.view.to_mm(cv2.convexHull(pixels.astype(np.int32))[:, 0].astype(np.float64))
         if any(_iou(self.view, outline, hull) >= NUDGE_IOU for outline in kept):

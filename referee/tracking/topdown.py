@@ -1,7 +1,8 @@
 """Rectify first: a top-down raster of part of the table plane at a fixed scale.
 
-Every detector downstream reads millimetres: a card is always 63 x 88 mm, a coin a 19 mm
-disc. The remap tables are computed once per calibration, so a warp is one ``cv2.remap``.
+Every detector downstream reads millimetres: a card is always its deck's size (63 x 88 mm,
+or the calibration's ``card_mm``), a coin a 19 mm disc. The remap tables are computed once
+per calibration, so a warp is one ``cv2.remap``.
 """
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ class TableTracker:
         self.arms = ArmTracer(plane, small.shape)
         if self.mode == "cards":
             old = getattr(self, "cards", None)
-            self.cards = CardObserver(self.view)
+            self.cards = CardObserver(self.view, card_mm=calibration.card_mm)
             if old is not None:
                 self.cards.cards = old.cards
         elif self.mode == "coins":

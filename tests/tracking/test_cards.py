@@ -22,8 +22,9 @@ def _table(cards: list[tuple[tuple[float, float], float]]) -> np.ndarray:
     return image
 
 
-def _err(fit: np.ndarray, centre: tuple[float, float], angle: float) -> float:
-    truth = card_corners(centre, angle, (63.0, 88.0))
+def _err(fit: np.ndarray, centre: tuple[float, float], angle: float,
+         size: tuple[float, float] = (63.0, 88.0)) -> float:
+    truth = card_corners(centre, angle, size)
     return max(float(np.min(np.linalg.norm(fit - c, axis=1))) for c in truth)
 
 
@@ -106,12 +107,12 @@ def test_a_taken_trick_removes_every_card_and_a_nudge_is_not_a_new_card() -> Non
 
 
 def _faces(cards: list[tuple[tuple[float, float], float, str]], *,
-           edges: bool = True) -> np.ndarray:
+           edges: bool = True, size: tuple[float, float] = (63.0, 88.0)) -> np.ndarray:
     """Cards with different faces (a big glyph each), drawn bottom first (``edges``: each
-    with a grey edge; without, white on white shows no edge at all)."""
+    with a grey edge; without, white on white shows no edge at all; ``size``: each card's)."""
     image = np.full((300, 400, 3), (60, 90, 40), np.uint8)
     for centre, angle, glyph in cards:
-        px = VIEW.to_raster(card_corners(centre, angle, (63.0, 88.0)))
+        px = VIEW.to_raster(card_corners(centre, angle, size))
         cv2.fillPoly(image, [np.round(px).astype(np.int32)], (235, 235, 235))
         if edges:
             cv2.polylines(image, [np.round(px).astype(np.int32)], True, (120, 120, 120), 1)
@@ -149,6 +150,22 @@ def test_a_card_laid_a_few_mm_off_the_one_below_gets_its_own_outline() -> None:
     on_top = _placed(observer, _faces([below, ((204.0, 153.0), 2.0, "K")]))
     assert len(on_top) == 1 and len(observer.cards) == 2
     assert _err(on_top[0].outline, (204.0, 153.0), 2.0) < 2.5
+
+
+def test_a_bridge_deck_is_tracked_at_the_card_size_the_calibration_names() -> None:
+    bridge = (57.0, 89.0)
+    below, on_top = ((150.0, 150.0), 20.0, "A"), ((156.0, 158.0), 26.0, "K")
+    fits = {}
+    for told in (bridge, (63.0, 88.0)):
+        observer = CardObserver(VIEW, card_mm=told)
+        observer.start(_faces([], size=bridge))
+        first = _placed(observer, _faces([below], size=bridge))
+        second = _placed(observer, _faces([below, on_top], size=bridge))
+        assert len(first) == 1 and len(second) == 1
+        fits[told] = (_err(first[0].outline, *below[:2], bridge),
+                      _err(second[0].outline, *on_top[:2], bridge))
+    assert max(fits[bridge]) < 2.0
+    assert min(fits[(63.0, 88.0)]) > 2.5  # a standard card's size is 3 mm too wide a side
 
 
 def test_a_row_taken_at_once_takes_the_cards_hidden_under_others_too() -> None:
@@ -328,3 +345,23 @@ def test_the_table_under_a_card_is_told_from_a_white_card_laid_on_it() -> None:
     inside = np.ones((88, 63), bool)
     assert not looks.matches_under(card([(20, 20), (43, 20), (20, 68), (43, 68)]), inside)
     assert looks.matches_under(np.clip(under.astype(int) + 2, 0, 255).astype(np.uint8), inside)
+
+
+def test_the_tracker_holds_cards_to_the_size_its_calibration_names() -> None:
+    import json
+    from pathlib import Path
+
+    from referee.calibration.model import Calibration
+    from referee.tracking.tracker import TableTracker
+
+    sample = Path(__file__).resolve().parents[2] / "sample_footage" / "slapstick" / \
+        "calibration.json"
+    data = json.loads(sample.read_text())
+    standard = TableTracker("slapstick", Calibration.model_validate(data), ["A", "B", "C"],
+                       reader=None)  # type: ignore[arg-type]
+    assert standard.cards.card_mm == (63.0, 88.0)
+    bridge = Calibration.model_validate({**data, "card_mm": [57, 89]})
+    tracker = TableTracker("slapstick", bridge, ["A", "B", "C"], reader=None)  # type: ignore[arg-type]
+    assert tracker.cards.card_mm == (57.0, 89.0)
+    tracker.recalibrate(bridge.model_copy(update={"error_mm": 0.5}))  # drift re-solved
+    assert tracker.cards.card_mm == (57.0, 89.0)
