@@ -19,7 +19,9 @@ reading them (``detect``). Prints, for cards whose outline lies in the frame and
   the fastest of N runs, as steady as a shared machine allows; its readings are the same).
 ``--calibrated`` gives ``detect`` the table's plane each frame was rendered with (camera
 matrix, lens distortion and homography: what ``referee calibrate`` measures, without its
-error), as ``referee detect --calibration`` does.
+error), as ``referee detect --calibration`` does. ``--card-mm WxL`` renders every card that
+size (a bridge deck: 57x89), and ``--assume-mm WxL`` tells ``detect`` a card's size on the
+table (the calibration's ``card_mm``; by default the cards' own).
 ``--csv FILE`` writes one row per counted card (scene, deck, truth, visible fraction, width in
 pixels (its shortest side), found, IoU, read), to compare two models card by card.
 """
@@ -31,6 +33,7 @@ import csv
 import json
 import math
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -41,10 +44,11 @@ from shapely.geometry import Polygon
 
 from referee.calibration.rectify import PlaneMap
 from referee.calibration.solve import Lens
+from referee.cards import CARD_MM
 from referee.detection.crops import order_corners
 from referee.detection.detect import detect
 from synth.random_scenes import random_scene
-from synth.scene import Truth
+from synth.scene import Scene, Truth
 
 MIN_WIDTH_PX = 45.0
 DEFAULT_SIZE = (1280, 720)
@@ -67,6 +71,24 @@ def _size(text: str) -> tuple[int, int]:
     if min(width, height) < 64:
         raise argparse.ArgumentTypeError(f"{text!r} is too small to show cards")
     return width, height
+
+
+def _card_size(text: str) -> tuple[float, float]:
+    """``WxL`` as (width, length) mm."""
+    try:
+        width, length = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no card size: give WxL mm, as 63x88") \
+            from None
+    return width, length
+
+
+def _resized(scene: Scene, card_mm: tuple[float, float] | None) -> Scene:
+    """``scene`` with every card ``card_mm`` in size (None: as drawn)."""
+    if card_mm is None:
+        return scene
+    return replace(scene, objects=tuple(replace(o, size_mm=card_mm) if o.kind == "card" else o
+                                        for o in scene.objects))
 
 
 def _sides(corners: np.ndarray) -> np.ndarray:
@@ -94,6 +116,10 @@ def main() -> None:
                              "shared or noisy machine slows single runs at random)")
     parser.add_argument("--calibrated", action="store_true",
                         help="give detect each frame's table plane (as a calibration does)")
+    parser.add_argument("--card-mm", type=_card_size,
+                        help="render every card this size, WxL mm (default: 63x88)")
+    parser.add_argument("--assume-mm", type=_card_size,
+                        help="the card size detect is told, WxL mm (default: --card-mm)")
     finders.add_arguments(parser)
     args = parser.parse_args()
     identifier, detector, shapes_too = finders.models(args)
@@ -112,7 +138,7 @@ def main() -> None:
     for scene_index in range(args.scenes):
         state = rng.bit_generator.state
         renderer, scene, deck = random_scene(rng, args.split, image_size=DEFAULT_SIZE)
-        image, truth = renderer.render(scene)
+        image, truth = renderer.render(_resized(scene, args.card_mm))
         if args.size != DEFAULT_SIZE:
             # The same scene at the size asked for: rendering draws from the scenes' stream
             # as many numbers as the picture has pixels, so the next scenes are drawn as at
@@ -120,7 +146,7 @@ def main() -> None:
             twin = np.random.default_rng()
             twin.bit_generator.state = state
             renderer, scene, deck = random_scene(twin, args.split, image_size=args.size)
-            image, truth = renderer.render(scene)
+            image, truth = renderer.render(_resized(scene, args.card_mm))
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         assert ok
         fastest = math.inf
@@ -128,7 +154,8 @@ def main() -> None:
             started = time.perf_counter()
             decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
             result = detect(decoded, identifier, detector, shapes_too, verifier, corner_model,
-                            plane=_plane(truth) if args.calibrated else None)
+                            plane=_plane(truth) if args.calibrated else None,
+                            card_mm=args.assume_mm or args.card_mm or CARD_MM)
             fastest = min(fastest, time.perf_counter() - started)
         times.append(fastest)
         outlines = [np.array(c.corners) for c in result.cards]
@@ -190,7 +217,9 @@ def main() -> None:
     print(json.dumps({
         "split": args.split, "finder": args.finder, "verifier": args.verifier,
         "runtime": finders.runtime(detector),
-        "scenes": args.scenes, "calibrated": args.calibrated, "cards": cards,
+        "scenes": args.scenes, "calibrated": args.calibrated,
+        "card_mm": list(args.card_mm or CARD_MM),
+        "assumed_mm": list(args.assume_mm or args.card_mm or CARD_MM), "cards": cards,
         "found_pct": pct(found, cards), "outline_iou_0.9_pct": pct(tight, cards),
         "fully_visible": {"cards": full_cards, "found_pct": pct(full_found, full_cards),
                           "outline_iou_0.9_pct": pct(full_tight, full_cards)},
