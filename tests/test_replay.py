@@ -132,6 +132,34 @@ def test_a_declaration_after_the_source_ended_is_ruled_at_once() -> None:
     assert any(isinstance(e, RulingEvent) for e in events)
 
 
+@pytest.mark.parametrize(("seen", "warned"), [
+    ([(57.4, 89.4), (57.7, 89.6)], True),  # a bridge deck
+    ([(59.4, 91.5), (59.2, 91.3)], True),  # a bridge deck, its shadow measured too
+    ([(44.5, 63.5), (44.2, 63.1)], True),  # mini cards
+    ([(65.7, 90.5), (65.9, 91.0)], False),  # standard cards, their shadow measured too
+    ([(57.4, 89.4)], False),  # one card is no evidence
+])
+def test_cards_measuring_another_size_than_the_calibration_s_are_warned_of_once(
+        seen: list[tuple[float, float]], warned: bool) -> None:
+    from referee.calibration.model import load_calibration
+    from referee.pipeline.events import StatusEvent
+    from referee.pipeline.runner import RefereePipeline
+    from referee.tracking.identity import UnreadableReader
+
+    clip = ROOT / "sample_footage" / "slapstick"
+    pipeline = RefereePipeline("slapstick", load_calibration(clip / "calibration.json"),
+                               players=["A", "B", "C"], reader=UnreadableReader())
+    pipeline.tracker.cards.sizes_seen.extend(seen)
+    first, again = pipeline._check_card_size(5, 1.0), pipeline._check_card_size(6, 2.0)
+    assert again == []
+    if not warned:
+        assert first == []
+        return
+    (event,) = first
+    assert isinstance(event, StatusEvent) and event.level == "warning"
+    assert "not the calibration's 63 x 88" in event.message and "--card-size" in event.message
+
+
 def test_manual_inputs_can_come_from_a_dashboard_recording(tmp_path: Path) -> None:
     # contract.md: --observations merges "declare lines, as a dashboard recording holds them".
     clip = ROOT / "sample_footage" / "shove"

@@ -42,6 +42,12 @@ BOARD_PATIENCE_S: Final = 0.6
 #: How often (s of video) the camera is checked for drift, on still frames only.
 DRIFT_INTERVAL_S: Final = 3.0
 DRIFT_FAILURES: Final = 3
+#: Cards that measure this far from the calibration's card size (mm, width or length; the
+#: change a card makes measures 0-3 mm over it, its shadow), or whose width over length is
+#: this far from its (0.01 at most on 15 clips of 63 x 88 cards; bridge cards 0.07), are
+#: another deck's: said once.
+CARD_SIZE_OFF_MM: Final = 4.0
+CARD_ASPECT_OFF: Final = 0.03
 
 
 class CalibrationMismatch(ValueError):
@@ -113,6 +119,7 @@ class RefereePipeline:
         self._last_drift_t: float | None = None
         self._drift_baseline = False
         self._drift_failures = 0
+        self._size_told = False  # the cards measured another size than the calibration's
 
     @staticmethod
     def _drift_checker(game: str, calibration: Calibration) -> DriftChecker | None:
@@ -129,6 +136,8 @@ class RefereePipeline:
         self._startup = []
         step = self.tracker.update(index, t, image)
         events.append(FrameEvent(index, t, step.moving))
+        if step.stable:
+            events += self._check_card_size(index, t)
         if not step.moving and step.still_frames >= 1:
             events += self._check_drift(index, t, image)
         if step.moving and self._held_board is not None:
@@ -241,6 +250,24 @@ class RefereePipeline:
             self._manual.pop(0)
             events += self._rule(index, first)
         return events
+
+    def _check_card_size(self, index: int, t: float) -> list[Event]:
+        """A warning, once, when the cards placed apart measure another size than the
+        calibration's ``card_mm``: their outlines (and what touches what) would be off."""
+        cards = self.tracker.cards if self.tracker.mode == "cards" else None
+        measured = cards.measured_card_mm if cards is not None else None
+        if cards is None or measured is None or self._size_told:
+            return []
+        told = cards.card_mm
+        if max(abs(measured[0] - told[0]), abs(measured[1] - told[1])) < CARD_SIZE_OFF_MM \
+                and abs(measured[0] / measured[1] - told[0] / told[1]) < CARD_ASPECT_OFF:
+            return []
+        self._size_told = True
+        return [StatusEvent(index, t, "warning",
+                            f"The cards look about {measured[0]:.0f} x {measured[1]:.0f} mm, "
+                            f"not the calibration's {told[0]:g} x {told[1]:g}, so their "
+                            "outlines are off: measure a card and calibrate with --card-size "
+                            "WIDTHxLENGTH (a bridge deck is 57x89).")]
 
     def _check_drift(self, index: int, t: float, image: Image) -> list[Event]:
         checker = self._drift

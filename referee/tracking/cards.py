@@ -53,6 +53,9 @@ QUARTER_OFF_DEG: Final = 45.0
 SIZE_TOLERANCE_MM: Final = 14.0
 #: A changed region shorter than the card by this much (mm) is partly white-on-white.
 PARTIAL_MM: Final = 6.0
+#: The cards' size is taken as measured (``CardObserver.measured_card_mm``) from this many
+#: cards placed apart from the others.
+SIZE_EVIDENCE: Final = 2
 #: Pieces of one card's change this far apart (mm) are joined before fitting.
 JOIN_MM: Final = 4.5
 #: A change inside the top card's outline this large (of a card) is a restacking.
@@ -129,10 +132,12 @@ class TableCard:
 
 @dataclass(frozen=True)
 class CardFit:
-    """A new card's outline, before its identity is read."""
+    """A new card's outline, before its identity is read; ``measured_mm``: the short and
+    long sides of the change it was fitted to, when the whole card changed."""
 
     corners_mm: FloatArray
     centre_mm: tuple[float, float]
+    measured_mm: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -185,7 +190,8 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
         # by its own rectangle (a search would lean into the card's shadow).
         corners = _refine(crop, corners, orient, region, forbidden, card_mm)
     centre = corners.mean(axis=0)
-    return CardFit(corners, (float(centre[0]), float(centre[1])))
+    return CardFit(corners, (float(centre[0]), float(centre[1])),
+                   None if partial else rect[1])
 
 
 def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:
@@ -453,6 +459,18 @@ class CardObserver:
     _serial: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _looks: dict[str, _Looks] = field(default_factory=dict)
     card_mm: tuple[float, float] = CARD_MM
+    #: The sizes (short, long side, mm) of the changes that cards placed apart from the
+    #: others were fitted to: what the cards measure (``measured_card_mm``).
+    sizes_seen: list[tuple[float, float]] = field(default_factory=list)
+
+    @property
+    def measured_card_mm(self) -> tuple[float, float] | None:
+        """The cards' size as measured (the median of ``sizes_seen``), once
+        ``SIZE_EVIDENCE`` cards were placed apart from the others; else None."""
+        if len(self.sizes_seen) < SIZE_EVIDENCE:
+            return None
+        width, length = np.median(np.array(self.sizes_seen), axis=0)
+        return float(width), float(length)
 
     @property
     def _card_px(self) -> float:
@@ -691,6 +709,9 @@ class CardObserver:
                 # (a card laid partly on another changes in two pieces that the join may
                 # leave apart, and a card is fitted to each: the same card, found twice)
                 placed.append(fit)
+                if fit.measured_mm is not None and not (
+                        kept and self._overlaps(fit.corners_mm, self.view.polygon_mask(kept))):
+                    self.sizes_seen.append(fit.measured_mm)
         return placed, nudged
 
     def _ring(self, blob: npt.NDArray[np.bool_], kept: Sequence[FloatArray],

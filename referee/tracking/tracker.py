@@ -121,7 +121,7 @@ class TableTracker:
             old = getattr(self, "cards", None)
             self.cards = CardObserver(self.view, card_mm=calibration.card_mm)
             if old is not None:
-                self.cards.cards = old.cards
+                self.cards.cards, self.cards.sizes_seen = old.cards, old.sizes_seen
         elif self.mode == "coins":
             old_coins = getattr(self, "coins", None)
             self.coins = CoinObserver(self.view)

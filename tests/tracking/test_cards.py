@@ -168,6 +168,24 @@ def test_a_bridge_deck_is_tracked_at_the_card_size_the_calibration_names() -> No
     assert min(fits[(63.0, 88.0)]) > 2.5  # a standard card's size is 3 mm too wide a side
 
 
+def test_the_cards_placed_apart_are_measured_whatever_size_the_tracker_is_told() -> None:
+    bridge = (57.0, 89.0)
+    observer = CardObserver(VIEW)  # told a standard card's size
+    observer.start(_faces([], size=bridge))
+    cards = [((80.0, 150.0), 10.0, "A")]
+    _placed(observer, _faces(cards, size=bridge))
+    assert observer.measured_card_mm is None  # one card is no evidence yet
+    cards.append(((250.0, 120.0), -30.0, "K"))
+    _placed(observer, _faces(cards, size=bridge))
+    measured = observer.measured_card_mm
+    assert measured is not None
+    # (the change measures a little over the card: here its 1 px grey edge at 1 px a mm)
+    assert 57.0 <= measured[0] < 60.0 and 89.0 <= measured[1] < 92.0
+    cards.append(((258.0, 126.0), -26.0, "Q"))  # laid on the king: not measured
+    assert len(_placed(observer, _faces(cards, size=bridge))) == 1
+    assert len(observer.sizes_seen) == 2
+
+
 def test_a_row_taken_at_once_takes_the_cards_hidden_under_others_too() -> None:
     observer = CardObserver(VIEW)
     observer.start(_faces([]))
