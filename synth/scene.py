@@ -92,9 +92,9 @@ class Placed:
 
 
 def card(uid: str, code: str, deck: str, center: tuple[float, float], angle_deg: float = 0.0,
-         face_up: bool = True) -> Placed:
-    return Placed(uid, "card", code if face_up else "back", center, angle_deg, deck=deck,
-                  face_up=face_up)
+         face_up: bool = True, size_mm: tuple[float, float] = (CARD_W_MM, CARD_H_MM)) -> Placed:
+    return Placed(uid, "card", code if face_up else "back", center, angle_deg, size_mm,
+                  deck=deck, face_up=face_up)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from referee.adjudication import Session
-from referee.cards import JOKER, STANDARD_DECK, Card, rank_step
+from referee.cards import CARD_MM, JOKER, STANDARD_DECK, Card, rank_step
 from referee.observations import Observation, Setup, parse_line
 from referee.rulings import Ruling
 from synth.footage.clip import ClipBuilder, Seat
@@ -74,7 +74,7 @@ def _card_obs(obj: Placed, player: str) -> dict[str, Any]:
 # --- Shove Piggy Shove --------------------------------------------------------------------
 
 def shove_piggy_shove(rng: np.random.Generator, deck: str, plays: int = 10, *,
-                      fps: float = 15.0) -> Script:
+                      fps: float = 15.0, card_mm: tuple[float, float] = CARD_MM) -> Script:
     players = ["Ann", "Ben"]
     seats = {"Ann": Seat("Ann", (0.0, -480.0)), "Ben": Seat("Ben", (0.0, 480.0))}
     clip = ClipBuilder(rng, fps)
@@ -101,25 +101,25 @@ def shove_piggy_shove(rng: np.random.Generator, deck: str, plays: int = 10, *,
 
     first = hands["Ann"][0]
     lay("Ann", first, card(str(first), str(first), deck, (-110.0, 10.0),
-                           float(rng.uniform(-20, 20))))
+                           float(rng.uniform(-20, 20)), size_mm=card_mm))
     second = next((c for c in hands["Ben"] if _far_rank(c, first)), None)
     if second is None:
         second = next(c for c in stock if _far_rank(c, first))
         stock.remove(second)
         hands["Ben"][0] = second
     lay("Ben", second, card(str(second), str(second), deck, (110.0, -10.0),
-                            float(rng.uniform(-20, 20))))
+                            float(rng.uniform(-20, 20)), size_mm=card_mm))
     tried_illegal = False
     for _ in range(plays):
         if referee.session.state.game_over:
             break
         player = referee.to_play
-        options = [(c, _legal_spot(c, table, rng, deck)) for c in hands[player]]
+        options = [(c, _legal_spot(c, table, rng, deck, card_mm)) for c in hands[player]]
         playable = [(c, spot) for c, spot in options if spot is not None]
         if not tried_illegal and len(table) >= 3 and rng.random() < 0.4:
             tried_illegal = True
             wrong = hands[player][0]
-            spot = _lonely_spot(table, rng, deck, wrong)
+            spot = _lonely_spot(table, rng, deck, wrong, card_mm)
             if spot is not None:
                 lay(player, wrong, spot)
                 continue
@@ -141,12 +141,13 @@ def _far_rank(a: Card, b: Card) -> bool:
     return min(d, 13 - d) >= 3
 
 
-def _outline(center: tuple[float, float], angle: float) -> Polygon:
-    return Polygon(card("x", "AS", "", center, angle).corners_mm())
+def _outline(center: tuple[float, float], angle: float,
+             card_mm: tuple[float, float]) -> Polygon:
+    return Polygon(card("x", "AS", "", center, angle, size_mm=card_mm).corners_mm())
 
 
 def _legal_spot(chosen: Card, table: dict[Card, Placed], rng: np.random.Generator,
-                deck: str) -> Placed | None:
+                deck: str, card_mm: tuple[float, float]) -> Placed | None:
     """A place where ``chosen`` is clearly a legal shove, or None."""
     lower = rank_step(chosen.rank, -1)
     higher = rank_step(chosen.rank, 1)
@@ -161,7 +162,7 @@ def _legal_spot(chosen: Card, table: dict[Card, Placed], rng: np.random.Generato
                   base.center[1] + distance * math.sin(heading))
         if abs(centre[0]) > 260 or abs(centre[1]) > 170:
             continue
-        spot = _outline(centre, angle)
+        spot = _outline(centre, angle, card_mm)
         ok = True
         touched_lower = False
         for c, outline in outlines.items():
@@ -176,12 +177,12 @@ def _legal_spot(chosen: Card, table: dict[Card, Placed], rng: np.random.Generato
                 ok = False
                 break
         if ok and touched_lower:
-            return card(str(chosen), str(chosen), deck, centre, angle)
+            return card(str(chosen), str(chosen), deck, centre, angle, size_mm=card_mm)
     return None
 
 
 def _lonely_spot(table: dict[Card, Placed], rng: np.random.Generator, deck: str,
-                 chosen: Card) -> Placed | None:
+                 chosen: Card, card_mm: tuple[float, float]) -> Placed | None:
     """An illegal shove: onto a card that is not one rank lower (or onto nothing)."""
     lower = rank_step(chosen.rank, -1)
     higher = rank_step(chosen.rank, 1)
@@ -191,13 +192,14 @@ def _lonely_spot(table: dict[Card, Placed], rng: np.random.Generator, deck: str,
     base = table[wrong[int(rng.integers(len(wrong)))]]
     centre = (base.center[0] + float(rng.uniform(-40, 40)),
               base.center[1] + float(rng.choice([-1, 1]) * rng.uniform(50, 70)))
-    return card(str(chosen), str(chosen), deck, centre, float(rng.uniform(-30, 30)))
+    return card(str(chosen), str(chosen), deck, centre, float(rng.uniform(-30, 30)),
+                size_mm=card_mm)
 
 
 # --- Push Out the Pig ---------------------------------------------------------------------
 
 def push_out_the_pig(rng: np.random.Generator, deck: str, tricks: int = 2, *,
-                     fps: float = 15.0) -> Script:
+                     fps: float = 15.0, card_mm: tuple[float, float] = CARD_MM) -> Script:
     players = ["Ann", "Ben", "Cat", "Dan"]
     homes = {"Ann": (0.0, -480.0), "Ben": (-560.0, 0.0), "Cat": (0.0, 480.0),
              "Dan": (560.0, 0.0)}
@@ -220,7 +222,7 @@ def push_out_the_pig(rng: np.random.Generator, deck: str, tricks: int = 2, *,
                 out_of_turn_done = True
                 eager = players[(players.index(player) + 1) % 4]
                 early = hands[eager][0]
-                obj = _trick_card(early, eager, spots, deck, rng)
+                obj = _trick_card(early, eager, spots, deck, rng, card_mm)
                 clip.place(seats[eager], obj, observation=_card_obs(obj, eager))
                 clip.take(seats[eager], [obj.uid], observations=[
                     {"type": "card_removed", "card": obj.label, "player": eager}])
@@ -232,7 +234,7 @@ def push_out_the_pig(rng: np.random.Generator, deck: str, tricks: int = 2, *,
                     and len(hands[player]) == 13:
                 chosen = Card.parse("2S")
             hands[player].remove(chosen)
-            obj = _trick_card(chosen, player, spots, deck, rng)
+            obj = _trick_card(chosen, player, spots, deck, rng, card_mm)
             clip.place(seats[player], obj, observation=_card_obs(obj, player))
             on_table.append(obj)
             referee.catch_up()
@@ -248,17 +250,17 @@ def push_out_the_pig(rng: np.random.Generator, deck: str, tricks: int = 2, *,
 
 def _trick_card(chosen: Card, player: str,
                 spots: dict[str, tuple[tuple[float, float], float]], deck: str,
-                rng: np.random.Generator) -> Placed:
+                rng: np.random.Generator, card_mm: tuple[float, float]) -> Placed:
     (x, y), angle = spots[player]
     jitter = rng.normal(0, 8, 2)
     return card(str(chosen), str(chosen), deck, (x + float(jitter[0]), y + float(jitter[1])),
-                angle + float(rng.normal(0, 10)))
+                angle + float(rng.normal(0, 10)), size_mm=card_mm)
 
 
 # --- Slapstick ------------------------------------------------------------------------------
 
 def slapstick(rng: np.random.Generator, deck: str, cards_played: int = 13, *,
-              fps: float = 15.0) -> Script:
+              fps: float = 15.0, card_mm: tuple[float, float] = CARD_MM) -> Script:
     players = ["Ann", "Ben", "Cat"]
     seats = {"Ann": Seat("Ann", (0.0, -480.0)), "Ben": Seat("Ben", (-560.0, 120.0)),
              "Cat": Seat("Cat", (560.0, 120.0))}
@@ -290,7 +292,7 @@ def slapstick(rng: np.random.Generator, deck: str, cards_played: int = 13, *,
         x = -150.0 + 24.0 * len(row)
         obj = card(f"{chosen}-{serial}", str(chosen), deck,
                    (x + float(rng.normal(0, 2)), float(rng.normal(0, 3))),
-                   float(rng.normal(0, 4)))
+                   float(rng.normal(0, 4)), size_mm=card_mm)
         clip.place(seats[player], obj, observation=_card_obs(obj, player))
         row.append(obj)
         for ruling in referee.catch_up():

@@ -3,6 +3,9 @@
 ground truth.
 
     python -m synth.footage.make --game slapstick --seed 3 --out /tmp/clips/slapstick-3
+
+``--card-mm 57x89`` plays a card game with cards of that size (a bridge deck), and its
+calibration names them, as ``referee calibrate --card-size`` would.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import cv2
 import imageio_ffmpeg
@@ -28,6 +31,7 @@ from referee.calibration.model import (
     matrix3,
     save_calibration,
 )
+from referee.cards import CARD_MM
 from synth import effects
 from synth.camera import Camera, random_camera
 from synth.decks import Split, decks_for
@@ -35,7 +39,7 @@ from synth.footage import board_games, card_games
 from synth.footage.card_games import Script
 from synth.scene import Renderer
 
-#: Each game's script: (rng, deck, *, fps) -> Script.
+#: Each game's script: (rng, deck, *, fps) -> Script (the card games' also take card_mm).
 SCRIPTS: dict[str, Callable[..., Script]] = {
     "shove-piggy-shove": card_games.shove_piggy_shove,
     "push-out-the-pig": card_games.push_out_the_pig,
@@ -43,11 +47,13 @@ SCRIPTS: dict[str, Callable[..., Script]] = {
     "shove-piecepack": board_games.shove_piecepack,
     "shove": board_games.shove_grid,
 }
+CARD_GAMES: Final = frozenset({"shove-piggy-shove", "push-out-the-pig", "slapstick"})
 
 
-def calibration_of(camera: Camera, script: Script,
-                   boards: list[dict[str, Any]]) -> Calibration:
-    """The calibration a perfect `referee calibrate` would write for this clip."""
+def calibration_of(camera: Camera, script: Script, boards: list[dict[str, Any]],
+                   card_mm: tuple[float, float] = CARD_MM) -> Calibration:
+    """The calibration a perfect `referee calibrate` would write for this clip (told the
+    cards' size, ``card_mm``)."""
     board = None
     for drawn in boards:
         lines = tuple(
@@ -62,17 +68,21 @@ def calibration_of(camera: Camera, script: Script,
         game=script.game, frame=script.frame, image_size=camera.image_size,
         image_to_table=matrix3(camera.image_to_table), camera_matrix=matrix3(camera.camera_matrix),
         dist_coeffs=tuple(float(v) for v in camera.dist_coeffs), error_mm=0.0, board=board,
-        source="synthetic ground truth",
+        source="synthetic ground truth", card_mm=card_mm,
     )
 
 
 def make_clip(game: str, seed: int, out: Path, *, split: Split = "val",
               size: tuple[int, int] = (960, 540), fps: float = 15.0, crf: int = 28,
-              max_tilt_deg: float = 30.0, progress: bool = True) -> dict[str, Any]:
+              max_tilt_deg: float = 30.0, progress: bool = True,
+              card_mm: tuple[float, float] | None = None) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     decks = decks_for(split)
     deck = decks[int(rng.integers(len(decks)))]
-    script = SCRIPTS[game](rng, deck, fps=fps)
+    if card_mm is not None and game not in CARD_GAMES:
+        raise ValueError(f"{game} is played without cards: it takes no card size")
+    script = SCRIPTS[game](rng, deck, fps=fps, **({} if card_mm is None else
+                                                  {"card_mm": card_mm}))
     camera = random_camera(rng, target=script.target, view_mm=script.view_mm, image_size=size,
                            max_tilt_deg=max_tilt_deg)
     photometry = effects.Photometry.random(rng)
@@ -108,18 +118,28 @@ def make_clip(game: str, seed: int, out: Path, *, split: Split = "val",
                            "objects": [asdict(o) for o in truth.objects],
                            "hands_px": truth.hands_px})
     writer.close()
-    save_calibration(calibration_of(camera, script, renderer.board_truth),
-                     out / "calibration.json")
+    save_calibration(calibration_of(camera, script, renderer.board_truth,
+                                    card_mm or CARD_MM), out / "calibration.json")
     _write_jsonl(out / "truth.jsonl", truths)
     summary = {"game": game, "seed": seed, "deck": deck, "frames": len(frames),
                "seconds": round(len(frames) / fps, 2), "observations": len(observations) - 1,
-               "rulings": len(rulings), "size": list(size), "fps": fps}
+               "rulings": len(rulings), "size": list(size), "fps": fps,
+               "card_mm": list(card_mm or CARD_MM) if game in CARD_GAMES else None}
     (out / "clip.json").write_text(json.dumps(summary, indent=1))
     return summary
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+
+def _card_size(text: str) -> tuple[float, float]:
+    try:
+        width, length = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no card size: give WxL mm, as 57x89") \
+            from None
+    return width, length
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -132,9 +152,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--height", type=int, default=540)
     parser.add_argument("--fps", type=float, default=15.0,
                         help="frames per second (webcams film at 15 to 30)")
+    parser.add_argument("--card-mm", type=_card_size,
+                        help="the cards' width and length, WxL mm (default 63x88)")
     args = parser.parse_args(argv)
+    if args.card_mm is not None and args.game not in CARD_GAMES:
+        parser.error(f"{args.game} is played without cards: --card-mm is for card games")
     summary = make_clip(args.game, args.seed, args.out, split=args.split,
-                        size=(args.width, args.height), fps=args.fps)
+                        size=(args.width, args.height), fps=args.fps, card_mm=args.card_mm)
     print(json.dumps(summary))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,3 +89,21 @@ def test_a_shove_board_ruled_illegal_is_put_back_on_the_table_and_in_the_truth()
                     seen[obj.label].append([row, col])
             assert sorted(seen["red"]) == board["red"], (seed, board["t"])
             assert sorted(seen["blue"]) == board["blue"], (seed, board["t"])
+
+
+@pytest.mark.parametrize("game", ["shove-piggy-shove", "push-out-the-pig", "slapstick"])
+def test_a_card_game_is_played_with_cards_of_the_size_asked(game: str) -> None:
+    # (``synth.footage.make --card-mm``: a bridge deck, for the referee's card_mm)
+    from synth.footage.make import SCRIPTS
+
+    bridge = (57.0, 89.0)
+    script = SCRIPTS[game](np.random.default_rng(4), "aisleriot:anglo_poker", fps=10.0,
+                           card_mm=bridge)
+    placed = [o for o in script.clip.observations if o["type"] == "card_placed"]
+    assert placed
+    for observation in placed:
+        corners = np.array(observation["corners"])
+        sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+        assert np.allclose(sorted(sides), [57.0, 57.0, 89.0, 89.0], atol=0.05)
+    cards = [o for scene in script.clip.frames for o in scene.objects if o.kind == "card"]
+    assert cards and all(o.size_mm == bridge for o in cards)
