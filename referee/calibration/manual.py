@@ -8,8 +8,9 @@ import cv2
 import numpy as np
 
 from referee.calibration.errors import CalibrationError
-from referee.calibration.model import Calibration, matrix3
+from referee.calibration.model import Calibration, card_size_problem, matrix3
 from referee.calibration.solve import Lens
+from referee.cards import CARD_MM
 
 #: How far a click may be off, in pixels, for the error estimate.
 CLICK_PX = 1.0
@@ -17,10 +18,15 @@ CLICK_PX = 1.0
 
 def four_point_calibration(clicks: Sequence[tuple[float, float]], width_mm: float,
                            depth_mm: float, image_size: tuple[int, int], *,
-                           lens: Lens | None = None, game: str | None = None) -> Calibration:
+                           lens: Lens | None = None, game: str | None = None,
+                           card_mm: tuple[float, float] = CARD_MM) -> Calibration:
     """Clicks in order front-left, front-right, back-right, back-left (distorted image px)
     of a ``width_mm`` x ``depth_mm`` rectangle; its front-left corner becomes the origin, its
-    front edge the x axis. ``error_mm`` estimates a one-pixel click error on the table."""
+    front edge the x axis. ``error_mm`` estimates a one-pixel click error on the table.
+    ``card_mm``: the size of the cards played there."""
+    problem = card_size_problem(card_mm)
+    if problem:
+        raise CalibrationError(f"the card size {problem}")
     if len(clicks) != 4:
         raise CalibrationError(f"four points are needed, got {len(clicks)}")
     if width_mm <= 0 or depth_mm <= 0:
@@ -51,4 +57,4 @@ def four_point_calibration(clicks: Sequence[tuple[float, float]], width_mm: floa
         camera_matrix=matrix3(lens.camera_matrix) if lens else None,
         dist_coeffs=tuple(float(v) for v in lens.dist_coeffs) if lens else None,
         error_mm=float(np.sqrt(np.mean(np.square(spans)))), corner_count=4,
-        source="four clicked points")
+        source="four clicked points", card_mm=card_mm)

@@ -577,7 +577,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         try:
             calibration = four_point_calibration(request.clicks, request.width_mm,
                                                  request.depth_mm, (width, height),
-                                                 game=request.game)
+                                                 game=request.game, card_mm=request.card_mm)
         except CalibrationError as error:
             raise HTTPException(400, str(error)) from None
         except ValidationError as error:  # clicks that map nothing (all in one place...)

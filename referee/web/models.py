@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from referee.cards import CARD_MM
+
 SettingValue = str | int | float | bool | None
 Name = typing.Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f<>&]+$")]
 
@@ -99,6 +101,8 @@ class ManualCalibrationRequest(_Body):
     width_mm: float = Field(gt=0, le=5000)
     depth_mm: float = Field(gt=0, le=5000)
     game: str | None = Field(default=None, max_length=40)
+    #: The size of the cards played on the table (width, length, mm).
+    card_mm: tuple[float, float] = CARD_MM
 
 
 class Accepted(_Body):

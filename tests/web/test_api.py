@@ -218,6 +218,13 @@ def test_manual_four_point_calibration_is_saved(client: TestClient,
     assert client.post("/api/calibrations/manual", json=crossed).status_code == 400
     tiny = {**body, "width_mm": 1e-300, "depth_mm": 1e-300}  # maps everything to a point
     assert client.post("/api/calibrations/manual", json=tiny).status_code == 400
+    # the cards' size: a standard card's unless named
+    assert json.loads((config.calibrations / "by-hand.json").read_text())["card_mm"] == [63, 88]
+    bridge = {**body, "name": "bridge", "card_mm": [57, 89]}
+    assert client.post("/api/calibrations/manual", json=bridge).json()["ok"]
+    assert json.loads((config.calibrations / "bridge.json").read_text())["card_mm"] == [57, 89]
+    turned = client.post("/api/calibrations/manual", json={**bridge, "card_mm": [89, 57]})
+    assert turned.status_code == 400 and "card size" in turned.json()["detail"]
 
 
 def test_off_loopback_every_request_needs_the_token(config: ServerConfig) -> None:

@@ -101,3 +101,36 @@ def test_game_correction_and_dispute_in_chromium(server: str, tmp_path: Path) ->
         assert any(fields for _, _, fields in items), items
         page.screenshot(path=str(docs / "dashboard-dispute.png"), full_page=True)
         browser.close()
+
+
+def test_a_table_calibrated_by_hand_names_its_cards_size_in_chromium(server: str,
+                                                                     tmp_path: Path) -> None:
+    import json
+
+    docs = Path(os.environ.get("REFEREE_SCREENSHOTS", tmp_path))
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 960})
+        page.goto(server)
+        page.select_option("#game", "slapstick")
+        page.select_option("#source", "clip:slapstick")
+        page.click("#manual-cal summary")
+        page.wait_for_function("document.getElementById('cal-frame').naturalWidth > 0")
+        frame = page.locator("#cal-frame")
+        box = frame.bounding_box()
+        assert box is not None
+        for fx, fy in ((0.1, 0.9), (0.9, 0.9), (0.75, 0.2), (0.25, 0.2)):
+            frame.click(position={"x": fx * box["width"], "y": fy * box["height"]})
+        page.fill("#cal-name", "bridge-table")
+        page.fill("#cal-card", "big")
+        page.click("#cal-save")
+        page.get_by_text("WIDTHxLENGTH in mm").wait_for(timeout=10_000)
+        assert not (tmp_path / "bridge-table.json").exists()
+        page.fill("#cal-card", "57x89")
+        page.click("#cal-save")
+        page.locator("#cal-msg").get_by_text("saved bridge-table.json").wait_for(timeout=10_000)
+        saved = json.loads((tmp_path / "bridge-table.json").read_text())
+        assert saved["card_mm"] == [57, 89] and saved["frame"] == "rectangle"
+        docs.mkdir(exist_ok=True)
+        page.locator("#manual-cal").screenshot(path=str(docs / "dashboard-calibrate.png"))
+        browser.close()

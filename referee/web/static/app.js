@@ -164,10 +164,15 @@ function drawClicks() {
 $("cal-reset").onclick = () => { clicks = []; drawClicks(); };
 $("cal-save").onclick = async () => {
   const [kind, id] = $("source").value.split(/:(.*)/s);
+  const card = $("cal-card").value.trim().toLowerCase().split("x").map(Number);
+  if (card.length !== 2 || card.some((v) => !(v > 0))) {
+    $("cal-msg").textContent = "Give the cards' size as WIDTHxLENGTH in mm, as 63x88.";
+    return;
+  }
   try {
     const r = await api("/api/calibrations/manual", { method: "POST", body: JSON.stringify({
       name: $("cal-name").value, source: { kind, id }, clicks, width_mm: Number($("cal-w").value),
-      depth_mm: Number($("cal-d").value), game: $("game").value }) });
+      depth_mm: Number($("cal-d").value), game: $("game").value, card_mm: card }) });
     $("cal-msg").textContent = r.message; SOURCES = await api("/api/sources"); renderSource();
     $("calibration").value = `${$("cal-name").value}.json`;  // the one just made
   } catch (e) { $("cal-msg").textContent = e.message; }
