@@ -135,8 +135,10 @@ def test_a_declaration_after_the_source_ended_is_ruled_at_once() -> None:
 @pytest.mark.parametrize(("seen", "warned"), [
     ([(57.4, 89.4), (57.7, 89.6)], True),  # a bridge deck
     ([(59.4, 91.5), (59.2, 91.3)], True),  # a bridge deck, its shadow measured too
-    ([(44.5, 63.5), (44.2, 63.1)], True),  # mini cards
+    ([(57.4, 89.4), (63.2, 88.3), (57.7, 89.6)], True),  # and one measured wrong
     ([(65.7, 90.5), (65.9, 91.0)], False),  # standard cards, their shadow measured too
+    ([(66.7, 89.3), (66.5, 89.1)], False),  # a hard shadow along their long sides
+    ([(72.7, 89.0), (63.4, 88.3)], False),  # one card laid beside something
     ([(57.4, 89.4)], False),  # one card is no evidence
 ])
 def test_cards_measuring_another_size_than_the_calibration_s_are_warned_of_once(
@@ -158,6 +160,29 @@ def test_cards_measuring_another_size_than_the_calibration_s_are_warned_of_once(
     (event,) = first
     assert isinstance(event, StatusEvent) and event.level == "warning"
     assert "not the calibration's 63 x 88" in event.message and "--card-size" in event.message
+
+
+def test_the_card_size_warning_comes_with_the_frames_once_the_table_is_still() -> None:
+    import cv2
+
+    from referee.calibration.model import load_calibration
+    from referee.pipeline.events import StatusEvent
+    from referee.pipeline.runner import RefereePipeline
+    from referee.tracking.identity import UnreadableReader
+
+    clip = ROOT / "sample_footage" / "slapstick"
+    pipeline = RefereePipeline("slapstick", load_calibration(clip / "calibration.json"),
+                               players=["A", "B", "C"], reader=UnreadableReader())
+    pipeline.tracker.cards.sizes_seen.extend([(57.4, 89.4), (57.7, 89.6)])  # bridge cards
+    video = cv2.VideoCapture(str(clip / "video.mp4"))
+    warnings = []
+    for index in range(45):  # the empty table, still: 3 s at 15 fps
+        ok, frame = video.read()
+        assert ok
+        warnings += [e for e in pipeline.process(index, index / 15, frame)
+                     if isinstance(e, StatusEvent) and "--card-size" in e.message]
+    video.release()
+    assert len(warnings) == 1 and warnings[0].level == "warning"
 
 
 def test_manual_inputs_can_come_from_a_dashboard_recording(tmp_path: Path) -> None:

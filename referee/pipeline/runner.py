@@ -45,9 +45,11 @@ DRIFT_FAILURES: Final = 3
 #: Cards that measure this far from the calibration's card size (mm, width or length; the
 #: change a card makes measures 0-3 mm over it, its shadow), or whose width over length is
 #: this far from its (0.01 at most on 15 clips of 63 x 88 cards; bridge cards 0.07), are
-#: another deck's: said once.
+#: another deck's: said once, when the median of the cards measured is off and so are two
+#: thirds of them (one card laid beside something is no evidence).
 CARD_SIZE_OFF_MM: Final = 4.0
-CARD_ASPECT_OFF: Final = 0.03
+CARD_ASPECT_OFF: Final = 0.04
+CARD_SIZE_OFF_SHARE: Final = 2 / 3
 
 
 class CalibrationMismatch(ValueError):
@@ -259,15 +261,21 @@ class RefereePipeline:
         if cards is None or measured is None or self._size_told:
             return []
         told = cards.card_mm
-        if max(abs(measured[0] - told[0]), abs(measured[1] - told[1])) < CARD_SIZE_OFF_MM \
-                and abs(measured[0] / measured[1] - told[0] / told[1]) < CARD_ASPECT_OFF:
+
+        def off(size: tuple[float, float]) -> bool:
+            return max(abs(size[0] - told[0]), abs(size[1] - told[1])) >= CARD_SIZE_OFF_MM \
+                or abs(size[0] / size[1] - told[0] / told[1]) >= CARD_ASPECT_OFF
+
+        if not off(measured) or sum(map(off, cards.sizes_seen)) \
+                < CARD_SIZE_OFF_SHARE * len(cards.sizes_seen):
             return []
         self._size_told = True
         return [StatusEvent(index, t, "warning",
                             f"The cards look about {measured[0]:.0f} x {measured[1]:.0f} mm, "
                             f"not the calibration's {told[0]:g} x {told[1]:g}, so their "
-                            "outlines are off: measure a card and calibrate with --card-size "
-                            "WIDTHxLENGTH (a bridge deck is 57x89).")]
+                            "outlines are off: measure a card and calibrate again with its "
+                            "size (referee calibrate --card-size WIDTHxLENGTH, or Cards mm on "
+                            "the dashboard).")]
 
     def _check_drift(self, index: int, t: float, image: Image) -> list[Event]:
         checker = self._drift

@@ -54,8 +54,11 @@ SIZE_TOLERANCE_MM: Final = 14.0
 #: A changed region shorter than the card by this much (mm) is partly white-on-white.
 PARTIAL_MM: Final = 6.0
 #: The cards' size is taken as measured (``CardObserver.measured_card_mm``) from this many
-#: cards placed apart from the others.
+#: cards placed apart from the others; a change is measured when it is at most this much
+#: (mm) short of the card the tracker is told of on each side (a narrower one is part of a
+#: card: white on white).
 SIZE_EVIDENCE: Final = 2
+MEASURED_SHORT_MM: Final = 12.0
 #: Pieces of one card's change this far apart (mm) are joined before fitting.
 JOIN_MM: Final = 4.5
 #: A change inside the top card's outline this large (of a card) is a restacking.
@@ -133,7 +136,8 @@ class TableCard:
 @dataclass(frozen=True)
 class CardFit:
     """A new card's outline, before its identity is read; ``measured_mm``: the short and
-    long sides of the change it was fitted to, when the whole card changed."""
+    long sides of the change it was fitted to, when that was about a card's size
+    (``MEASURED_SHORT_MM``)."""
 
     corners_mm: FloatArray
     centre_mm: tuple[float, float]
@@ -190,8 +194,9 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
         # by its own rectangle (a search would lean into the card's shadow).
         corners = _refine(crop, corners, orient, region, forbidden, card_mm)
     centre = corners.mean(axis=0)
-    return CardFit(corners, (float(centre[0]), float(centre[1])),
-                   None if partial else rect[1])
+    w, h = rect[1]
+    whole = w >= card_mm[0] - MEASURED_SHORT_MM and h >= card_mm[1] - MEASURED_SHORT_MM
+    return CardFit(corners, (float(centre[0]), float(centre[1])), rect[1] if whole else None)
 
 
 def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:

@@ -214,6 +214,37 @@ def test_a_bridge_deck_s_card_is_held_to_the_size_the_calibration_names() -> Non
     assert _off_mm(whole, true_mm) < 0.5
 
 
+def test_detect_holds_a_bridge_deck_s_card_to_the_size_it_is_told() -> None:
+    bridge = (57.0, 89.0)
+    image, objects = _rendered(("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0),
+                               size_mm=bridge)
+    under, top = (np.array(o.corners_px) for o in objects)
+    true_mm = np.array(objects[0].corners_mm)
+    # the four outlined 18 mm short of its end under the seven (its corners 0 and 1)
+    short = PLANE.to_pixels(np.array([
+        true_mm[3] + 0.8 * (true_mm[0] - true_mm[3]),
+        true_mm[2] + 0.8 * (true_mm[1] - true_mm[2]), true_mm[2], true_mm[3]]))
+    assert _iou(short, under) < 0.85
+
+    def four(card_mm: tuple[float, float]) -> np.ndarray:
+        found = detect(image, _ReadsAs("4S", 0.99), _FindsThese([short, top]),  # type: ignore[arg-type]
+                       shapes_too=False, plane=PLANE, card_mm=card_mm)
+        return max((np.array(c.corners) for c in found.cards), key=lambda c: _iou(c, under))
+
+    assert _off_mm(four(bridge), true_mm) < 1.5
+    assert _off_mm(four((63.0, 88.0)), true_mm) > 2.5
+
+
+def test_a_bridge_deck_s_card_outlined_right_is_left_as_it_is_when_told_its_size() -> None:
+    bridge = (57.0, 89.0)
+    image, (seen,) = _rendered(("9D", (-20.0, 15.0), 25.0), size_mm=bridge)
+    outline = np.array(seen.corners_px)
+    slopes = gradients(image)
+    assert card_shaped([outline], [[outline]], PLANE, slopes, bridge)[0] is outline
+    (moved,) = card_shaped([outline], [[outline]], PLANE, slopes)  # no 63 x 88 card's shape
+    assert moved is not outline
+
+
 def test_a_card_under_another_is_moved_by_the_end_it_shows_and_its_long_sides() -> None:
     image, (under, _top) = _rendered(("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0))
     true_mm = np.array(under.corners_mm)

@@ -168,6 +168,19 @@ def test_a_bridge_deck_is_tracked_at_the_card_size_the_calibration_names() -> No
     assert min(fits[(63.0, 88.0)]) > 2.5  # a standard card's size is 3 mm too wide a side
 
 
+def test_a_bridge_card_laid_a_few_mm_off_the_one_below_is_its_own_size() -> None:
+    bridge = (57.0, 89.0)
+    below, on_top = ((200.0, 150.0), 0.0, "A"), ((204.0, 153.0), 2.0, "K")
+    errors = {}
+    for told in (bridge, (63.0, 88.0)):
+        observer = CardObserver(VIEW, card_mm=told)
+        observer.start(_faces([], size=bridge))
+        _placed(observer, _faces([below], size=bridge))
+        (new,) = _placed(observer, _faces([below, on_top], size=bridge))
+        errors[told] = _err(new.outline, *on_top[:2], bridge)
+    assert errors[bridge] < 2.5 and errors[(63.0, 88.0)] > 2.5
+
+
 def test_the_cards_placed_apart_are_measured_whatever_size_the_tracker_is_told() -> None:
     bridge = (57.0, 89.0)
     observer = CardObserver(VIEW)  # told a standard card's size
@@ -381,5 +394,7 @@ def test_the_tracker_holds_cards_to_the_size_its_calibration_names() -> None:
     bridge = Calibration.model_validate({**data, "card_mm": [57, 89]})
     tracker = TableTracker("slapstick", bridge, ["A", "B", "C"], reader=None)  # type: ignore[arg-type]
     assert tracker.cards.card_mm == (57.0, 89.0)
+    tracker.cards.sizes_seen.append((57.5, 89.5))
     tracker.recalibrate(bridge.model_copy(update={"error_mm": 0.5}))  # drift re-solved
     assert tracker.cards.card_mm == (57.0, 89.0)
+    assert tracker.cards.sizes_seen == [(57.5, 89.5)]  # what it measured is kept
