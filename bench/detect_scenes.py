@@ -44,7 +44,7 @@ from shapely.geometry import Polygon
 
 from referee.calibration.rectify import PlaneMap
 from referee.calibration.solve import Lens
-from referee.cards import CARD_MM
+from referee.cards import CARD_MM, card_size
 from referee.detection.crops import order_corners
 from referee.detection.detect import detect
 from synth.random_scenes import random_scene
@@ -71,16 +71,6 @@ def _size(text: str) -> tuple[int, int]:
     if min(width, height) < 64:
         raise argparse.ArgumentTypeError(f"{text!r} is too small to show cards")
     return width, height
-
-
-def _card_size(text: str) -> tuple[float, float]:
-    """``WxL`` as (width, length) mm."""
-    try:
-        width, length = (float(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is no card size: give WxL mm, as 63x88") \
-            from None
-    return width, length
 
 
 def _resized(scene: Scene, card_mm: tuple[float, float] | None) -> Scene:
@@ -116,9 +106,9 @@ def main() -> None:
                              "shared or noisy machine slows single runs at random)")
     parser.add_argument("--calibrated", action="store_true",
                         help="give detect each frame's table plane (as a calibration does)")
-    parser.add_argument("--card-mm", type=_card_size,
+    parser.add_argument("--card-mm", type=card_size,
                         help="render every card this size, WxL mm (default: 63x88)")
-    parser.add_argument("--assume-mm", type=_card_size,
+    parser.add_argument("--assume-mm", type=card_size,
                         help="the card size detect is told, WxL mm (default: --card-mm)")
     finders.add_arguments(parser)
     args = parser.parse_args()

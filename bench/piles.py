@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.calibration.rectify import PlaneMap
+from referee.cards import card_size
 from referee.tracking.cards import CardObserver, TableCard, card_corners
 from referee.tracking.topdown import TableView
 
@@ -41,15 +42,6 @@ def _view() -> TableView:
     # pixel (u, v) -> table (u, height - v): a camera straight above, 1 px a mm
     plane = PlaneMap(None, np.array([[1.0, 0, 0], [0, -1.0, SIZE[1]], [0, 0, 1.0]]), SIZE)
     return TableView.build(plane, (0.0, 0.0, float(SIZE[0]), float(SIZE[1])), 1.0)
-
-
-def _size(text: str) -> tuple[float, float]:
-    try:
-        width, length = (float(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is no card size: give WxL mm, as 63x88") \
-            from None
-    return width, length
 
 
 def _table(view: TableView, cards: list[Card], size: tuple[float, float]) -> np.ndarray:
@@ -75,9 +67,9 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=4)
     parser.add_argument("--turn", type=float, default=12.0, help="most degrees between cards")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--card-mm", type=_size, default=(63.0, 88.0),
+    parser.add_argument("--card-mm", type=card_size, default=(63.0, 88.0),
                         help="the cards' width and length, mm (default 63x88)")
-    parser.add_argument("--assume-mm", type=_size,
+    parser.add_argument("--assume-mm", type=card_size,
                         help="the card size the tracker is told (default: --card-mm)")
     args = parser.parse_args()
     card, told = args.card_mm, args.assume_mm or args.card_mm

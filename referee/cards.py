@@ -20,6 +20,17 @@ BACK_CODE: Final = "back"
 CARD_MM: Final = (63.0, 88.0)
 
 
+def card_size(text: str) -> tuple[float, float]:
+    """A card size written ``WIDTHxLENGTH`` in mm (as ``57x89``): (width, length). A
+    ValueError says how to write one."""
+    try:
+        width, length = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"{text!r} is no card size: give WIDTHxLENGTH in mm, as 63x88") \
+            from None
+    return width, length
+
+
 class CardCodeError(ValueError):
     """A string that is not a card code."""
 

@@ -139,6 +139,7 @@ def calibrate(source: str, out_file: str, game: str | None, layout_file: str | N
 
     from referee.calibration.errors import CalibrationError
     from referee.calibration.runner import run_calibration
+    from referee.cards import card_size as parse_card_size
 
     correction = (0.0, 0.0, 0.0)
     if board_offset is not None:
@@ -148,9 +149,9 @@ def calibrate(source: str, out_file: str, game: str | None, layout_file: str | N
             fail(f"--board-offset expects DX,DY,DEG, got {board_offset!r}")
         correction = (dx, dy, deg)
     try:
-        width, length = (float(v) for v in card_size.lower().split("x"))
-    except ValueError:
-        fail(f"--card-size expects WIDTHxLENGTH in mm, as 63x88, got {card_size!r}")
+        width, length = parse_card_size(card_size)
+    except ValueError as error:
+        fail(f"--card-size: {error}")
     out = Path(out_file)
     preview = Path(preview_file) if preview_file else out.with_suffix(".preview.png")
     try:

@@ -31,7 +31,7 @@ from referee.calibration.model import (
     matrix3,
     save_calibration,
 )
-from referee.cards import CARD_MM
+from referee.cards import CARD_MM, card_size
 from synth import effects
 from synth.camera import Camera, random_camera
 from synth.decks import Split, decks_for
@@ -133,15 +133,6 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
 
 
-def _card_size(text: str) -> tuple[float, float]:
-    try:
-        width, length = (float(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is no card size: give WxL mm, as 57x89") \
-            from None
-    return width, length
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", required=True, choices=sorted(SCRIPTS))
@@ -152,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--height", type=int, default=540)
     parser.add_argument("--fps", type=float, default=15.0,
                         help="frames per second (webcams film at 15 to 30)")
-    parser.add_argument("--card-mm", type=_card_size,
+    parser.add_argument("--card-mm", type=card_size,
                         help="the cards' width and length, WxL mm (default 63x88)")
     args = parser.parse_args(argv)
     if args.card_mm is not None and args.game not in CARD_GAMES:

@@ -66,7 +66,7 @@ def test_calibrate_writes_the_cards_size_it_is_told_and_refuses_no_card_s(sheets
     assert code == 0 and "cards" not in stdout
     assert json.loads(out.read_text())["card_mm"] == [63.0, 88.0]
     for size, needle in (("89x57", "width then its length"), ("0x88", "30-150"),
-                         ("big", "--card-size expects")):
+                         ("big", "--card-size: 'big' is no card size")):
         other = tmp_path / f"{size}.json"
         code, _, err = run(["calibrate", str(source), "--out", str(other), "--card-size",
                             size], capsys)

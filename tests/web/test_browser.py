@@ -11,7 +11,9 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,12 +48,22 @@ def server(tmp_path: Path) -> Iterator[str]:
     thread.join(10)
 
 
-def test_game_correction_and_dispute_in_chromium(server: str, tmp_path: Path) -> None:
-    docs = Path(os.environ.get("REFEREE_SCREENSHOTS", tmp_path))
+@contextmanager
+def _dashboard(server: str) -> Iterator[Any]:
+    """A page of the dashboard in headless Chromium, 1440 x 960."""
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 960})
-        page.goto(server)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 960})
+            page.goto(server)
+            yield page
+        finally:
+            browser.close()
+
+
+def test_game_correction_and_dispute_in_chromium(server: str, tmp_path: Path) -> None:
+    docs = Path(os.environ.get("REFEREE_SCREENSHOTS", tmp_path))
+    with _dashboard(server) as page:
         page.select_option("#game", "shove-piggy-shove")
         page.select_option("#source", "clip:shove-piggy-shove")
         # The page's default is the camera pipeline; this test checks the page with the
@@ -100,7 +112,6 @@ def test_game_correction_and_dispute_in_chromium(server: str, tmp_path: Path) ->
         assert items and all(fields or was != now for was, now, fields in items), items
         assert any(fields for _, _, fields in items), items
         page.screenshot(path=str(docs / "dashboard-dispute.png"), full_page=True)
-        browser.close()
 
 
 def test_a_table_calibrated_by_hand_names_its_cards_size_in_chromium(server: str,
@@ -108,10 +119,7 @@ def test_a_table_calibrated_by_hand_names_its_cards_size_in_chromium(server: str
     import json
 
     docs = Path(os.environ.get("REFEREE_SCREENSHOTS", tmp_path))
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 960})
-        page.goto(server)
+    with _dashboard(server) as page:
         page.select_option("#game", "slapstick")
         page.select_option("#source", "clip:slapstick")
         page.click("#manual-cal summary")
@@ -133,4 +141,3 @@ def test_a_table_calibrated_by_hand_names_its_cards_size_in_chromium(server: str
         assert saved["card_mm"] == [57, 89] and saved["frame"] == "rectangle"
         docs.mkdir(exist_ok=True)
         page.locator("#manual-cal").screenshot(path=str(docs / "dashboard-calibrate.png"))
-        browser.close()
