@@ -128,11 +128,13 @@ def markers(paper: str, out_dir: str, sheets: int, dpi: int) -> None:
               help="Correct the located board: move it DX, DY mm and turn it DEG degrees.")
 @click.option("--frames", type=click.IntRange(1, 1000), default=30, show_default=True,
               help="Frames to try from a video or camera (the best is kept).")
-@click.option("--card-size", metavar="WxL", default="63x88", show_default=True,
-              help="The cards' width and length in mm (a bridge deck: 57x89).")
+@click.option("--card-size", metavar="WxL",
+              help="The cards' width and length in mm (default: the --plane calibration's, "
+                   "else 63x88; a bridge deck: 57x89).")
 def calibrate(source: str, out_file: str, game: str | None, layout_file: str | None,
               preview_file: str | None, lens_file: str | None, plane_file: str | None,
-              max_error: float, board_offset: str | None, frames: int, card_size: str) -> None:
+              max_error: float, board_offset: str | None, frames: int,
+              card_size: str | None) -> None:
     """Calibrate the table (and the game's board) from SOURCE: an image, a video or a camera
     index. Writes the calibration JSON and a top-down preview PNG, prints a summary."""
     from pathlib import Path
@@ -148,17 +150,19 @@ def calibrate(source: str, out_file: str, game: str | None, layout_file: str | N
         except ValueError:
             fail(f"--board-offset expects DX,DY,DEG, got {board_offset!r}")
         correction = (dx, dy, deg)
-    try:
-        width, length = parse_card_size(card_size)
-    except ValueError as error:
-        fail(f"--card-size: {error}")
+    card_mm = None
+    if card_size is not None:
+        try:
+            card_mm = parse_card_size(card_size)
+        except ValueError as error:
+            fail(f"--card-size: {error}")
     out = Path(out_file)
     preview = Path(preview_file) if preview_file else out.with_suffix(".preview.png")
     try:
         summary = run_calibration(source, out, preview, game=game, layout_file=layout_file,
                                   lens_file=lens_file, plane_file=plane_file,
                                   max_error_mm=max_error, board_correction=correction,
-                                  max_frames=frames, card_mm=(width, length))
+                                  max_frames=frames, card_mm=card_mm)
     except CalibrationError as error:
         fail(str(error))
     click.echo(summary)

@@ -28,8 +28,9 @@ def run_calibration(source: str, out: Path, preview: Path, *, game: str | None =
                     layout_file: str | None = None, lens_file: str | None = None,
                     plane_file: str | None = None, max_error_mm: float = 1.0,
                     board_correction: tuple[float, float, float] = (0.0, 0.0, 0.0),
-                    max_frames: int = 30, card_mm: tuple[float, float] = CARD_MM) -> str:
-    problem = card_size_problem(card_mm)
+                    max_frames: int = 30, card_mm: tuple[float, float] | None = None) -> str:
+    """``card_mm``: the cards' size; by default the ``plane_file``'s, else 63 x 88 mm."""
+    problem = card_size_problem(card_mm) if card_mm is not None else None
     if problem:
         raise CalibrationError(f"the card size {problem}")
     if layout_file is not None:
@@ -42,6 +43,8 @@ def run_calibration(source: str, out: Path, preview: Path, *, game: str | None =
     if lens_file and lens is None:
         raise CalibrationError(f"{lens_file} has no lens calibration")
     plane = load_calibration(Path(plane_file)) if plane_file else None
+    if card_mm is None:
+        card_mm = plane.card_mm if plane is not None else CARD_MM
     options = CalibrationOptions(game=game, layout=layout, lens=lens, plane=plane,
                                  max_error_mm=max_error_mm, board_correction=board_correction,
                                  source=source)

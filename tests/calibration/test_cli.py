@@ -62,6 +62,12 @@ def test_calibrate_writes_the_cards_size_it_is_told_and_refuses_no_card_s(sheets
     assert code == 0, err
     assert "cards 57 x 89 mm" in stdout
     assert json.loads(out.read_text())["card_mm"] == [57.0, 89.0]
+    # calibrated again on the table's calibration (a board's): the same cards
+    board = tmp_path / "board.json"
+    code, stdout, err = run(["calibrate", str(source), "--out", str(board), "--plane",
+                             str(out)], capsys)
+    assert code == 0, err
+    assert json.loads(board.read_text())["card_mm"] == [57.0, 89.0]
     code, stdout, _ = run(["calibrate", str(source), "--out", str(out)], capsys)
     assert code == 0 and "cards" not in stdout
     assert json.loads(out.read_text())["card_mm"] == [63.0, 88.0]
