@@ -39,6 +39,7 @@ from referee.detection.outlines import (
     distinct,
     find_cards,
     gradients,
+    greedy_distinct,
     hidden_shares,
     near_edge,
     quad_iou,
@@ -348,15 +349,10 @@ def _repeats(corners: Sequence[npt.NDArray[np.float64]], moved: set[int],
     """The outlines that repeat another (``MOVED_SAME_IOU``) of which one was ``moved``: of
     each such pair the one read less surely (a moved one when equally sure)."""
     order = sorted(range(len(corners)), key=lambda k: (-confidences[k], k in moved))
-    dropped: set[int] = set()
-    for n, first in enumerate(order):
-        if first in dropped:
-            continue
-        for second in order[n + 1:]:
-            if second not in dropped and (first in moved or second in moved) \
-                    and quad_iou(corners[first], corners[second]) >= MOVED_SAME_IOU:
-                dropped.add(second)
-    return dropped
+    kept = greedy_distinct([np.asarray(corners[k], dtype=np.float64) for k in order],
+                           MOVED_SAME_IOU, at_limit=True,
+                           compared=lambda a, b: order[a] in moved or order[b] in moved)
+    return set(range(len(corners))) - {order[k] for k in kept}
 
 
 def _cornered(image: Image, model: CornerModel, outlines: list[Outline]) -> list[Outline]:

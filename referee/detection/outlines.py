@@ -558,20 +558,22 @@ def distinct(outlines: list[Outline], priority: list[float]) -> list[int]:
 
 
 def greedy_distinct(quads: Sequence[npt.NDArray[np.float64]], limit: float, *,
-                    at_limit: bool = False) -> list[int]:
-    """Indices of the 4-corner outlines ``quads`` (best first), each kept unless it overlaps
-    one kept before it by more than ``limit`` (intersection over union of their convex
-    hulls: a card is convex, and a quad whose sides cross has no area of its own;
-    ``at_limit``: or exactly that much). Only outlines whose bounding boxes and areas allow
-    that much overlap (``_Hull.most_iou``) are compared, by clipping one convex hull to the
-    other (a frame's detector boxes may number a hundred before suppression; shapely's
-    overlay took 0.1 ms a pair)."""
+                    at_limit: bool = False,
+                    compared: Callable[[int, int], bool] | None = None) -> list[int]:
+    """Indices of the 4-corner outlines ``quads`` (best first), each kept unless it overlaps one
+    kept before it by more than ``limit`` (intersection over union of their convex hulls: a
+    card is convex, and a quad whose sides cross has no area of its own; ``at_limit``: or
+    exactly that much; ``compared``: only pairs (kept, later) it allows). Only outlines whose
+    bounding boxes and areas allow that much overlap (``_Hull.most_iou``) are compared, by
+    clipping one convex hull to the other (a frame's detector boxes may number a hundred before
+    suppression; shapely's overlay took 0.1 ms a pair)."""
     hulls = [_Hull.of(q) for q in quads]
     kept: list[int] = []
     for i, hull in enumerate(hulls):
         # (clipped only when their bounding boxes and areas allow as much overlap: a frame's
         # boxes overlap, but mostly little)
-        values = (hull.iou(hulls[j]) for j in kept if hull.most_iou(hulls[j]) >= limit - 1e-9)
+        values = (hull.iou(hulls[j]) for j in kept if hull.most_iou(hulls[j]) >= limit - 1e-9
+                  and (compared is None or compared(j, i)))
         if not any((v >= limit) if at_limit else (v > limit) for v in values):
             kept.append(i)
     return kept
