@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.calibration.rectify import PlaneMap
-from referee.cards import card_size
+from referee.cards import CARD_MM, card_size
 from referee.tracking.cards import CardObserver, TableCard, card_corners
 from referee.tracking.topdown import TableView
 
@@ -67,7 +67,7 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=4)
     parser.add_argument("--turn", type=float, default=12.0, help="most degrees between cards")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--card-mm", type=card_size, default=(63.0, 88.0),
+    parser.add_argument("--card-mm", type=card_size, default=CARD_MM,
                         help="the cards' width and length, mm (default 63x88)")
     parser.add_argument("--assume-mm", type=card_size,
                         help="the card size the tracker is told (default: --card-mm)")
