@@ -93,6 +93,11 @@ SIZE_SURE: Final = 0.9
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
 NOT_CARD_SURE: Final = 0.5
+#: The verifier judges an outline at least this share of which lies in the picture: the
+#: face it shows is then nearly whole. (Up to session 43 only one clear of the picture's
+#: edges by FRAME_MARGIN_PX was judged, and printed matter outlined along the edge was kept:
+#: real photos' false finds, models/README.md, session 44.)
+JUDGED_SHARE: Final = 0.9
 #: A learned box scored at least this that fails the card-like test (``_cardlike``: both
 #: corners read as table, as those of a design never seen may, or read under MIN_CARDNESS)
 #: is shown to the verifier too, and kept when it is at most VOUCHED_DOUBT sure the box holds
@@ -222,16 +227,18 @@ def detect(image: Image, identifier: CardIdentifier | None,
         if verifier is not None:
             # Books, sheets of paper, boxes and board squares are card-shaped too, and
             # their corners may read as a back: an outline the verifier is sure holds no
-            # card is dropped. (Not one the frame cuts: what shows of it is no whole face.)
-            # A box the detector is fairly sure of that was read as no card is kept when
-            # the verifier is sure it holds one (VOUCHED_SCORE).
+            # card is dropped. (Not one the frame cuts by more than a tenth: what shows of
+            # it is no whole face.) A box the detector is fairly sure of that was read as no
+            # card is kept when the verifier is sure it holds one (VOUCHED_SCORE).
             taken = set(cardlike)
             asked = [i for i, o in enumerate(outlines) if i not in taken and i not in others
                      and o.learned and not o.split and o.score >= VOUCHED_SCORE]
-            judged = [i for i in [*cardlike, *asked] if _in_frame(outlines[i].corners, image)]
+            judged = [i for i in [*cardlike, *asked]
+                      if in_picture_share(outlines[i].corners, image) >= JUDGED_SHARE]
             doubt = dict(zip(judged, verifier.not_card(image, [outlines[i].corners
                                                                for i in judged]), strict=True))
-            # (an outline the frame cuts is not judged: kept if card-like, never vouched for)
+            # (an outline the frame cuts more is not judged: kept if card-like, never
+            # vouched for)
             vouched = {i for i in asked if i in doubt and doubt[i] <= VOUCHED_DOUBT}
             cardlike = [i for i in cardlike if doubt.get(i, 0.0) < NOT_CARD_SURE] \
                 + sorted(vouched)
@@ -582,6 +589,17 @@ def _in_frame(corners: npt.NDArray[np.float64], image: Image) -> bool:
     return bool(xs.min() >= FRAME_MARGIN_PX and ys.min() >= FRAME_MARGIN_PX
                 and xs.max() <= width - 1 - FRAME_MARGIN_PX
                 and ys.max() <= height - 1 - FRAME_MARGIN_PX)
+
+
+def in_picture_share(corners: npt.ArrayLike, image: Image) -> float:
+    """The share of an outline's area (its convex hull's) that lies in the image (0 for an
+    outline of no area)."""
+    hull = Polygon(np.asarray(corners, dtype=np.float64).reshape(-1, 2)).convex_hull
+    if hull.area <= 0:
+        return 0.0
+    height, width = image.shape[:2]
+    picture = Polygon([(0, 0), (width, 0), (width, height), (0, height)])
+    return float(hull.intersection(picture).area / hull.area)
 
 
 def _cardlike(outline: Outline, reading: CardReading,

@@ -1175,10 +1175,42 @@ def test_an_outline_the_frame_cuts_is_not_judged_by_the_verifier() -> None:
     assert card.card == "QC" and np.array(card.corners)[:, 0].max() > image.shape[1]
 
 
+@pytest.mark.parametrize(("outside", "judged"), [(0.0, True), (0.05, True), (0.2, False)])
+def test_an_outline_the_frame_cuts_by_under_a_tenth_is_judged_by_the_verifier(
+        outside: float, judged: bool) -> None:
+    # Printed matter outlined along the picture's edge was kept unjudged up to session 44
+    # (real photos: a cookery book's page, a sheet of paper, a floor tile).
+    from referee.detection.detect import JUDGED_SHARE, in_picture_share
+
+    image, cards = _two_cards()
+    right = max(cards, key=lambda c: float(c[:, 0].mean())).copy()
+    right[:, 0] += image.shape[1] - 1 - right[:, 0].max()  # touching the right edge
+    while in_picture_share(right, image) > 1 - outside:
+        right[:, 0] += 0.25
+    assert in_picture_share(right, image) == pytest.approx(1 - outside, abs=0.01)
+    assert (in_picture_share(right, image) >= JUDGED_SHARE) is judged
+    # (the shape finder's two cards, in the picture, are judged and dropped either way)
+    found = detect(image, _ReadsAs("QC", 0.9), _Finds(right),  # type: ignore[arg-type]
+                   verifier=_DoubtsAll())  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == ([] if judged else ["QC"])
+
+
+def test_the_share_of_an_outline_in_the_picture() -> None:
+    from referee.detection.detect import in_picture_share
+
+    image = np.zeros((100, 200, 3), np.uint8)
+    assert in_picture_share(_rect(10, 10, 50, 50), image) == 1.0
+    assert in_picture_share(_rect(150, 10, 100, 50), image) == pytest.approx(0.5)
+    assert in_picture_share(_rect(-40, -40, 80, 80), image) == pytest.approx(0.25)
+    assert in_picture_share(_rect(300, 10, 50, 50), image) == 0.0
+    flat = np.array([[10, 10], [60, 10], [60, 10], [10, 10]], float)
+    assert in_picture_share(flat, image) == 0.0
+
+
 @pytest.mark.parametrize(("dx", "dy", "judged"), [
     (0, 0, True), (-7, 0, True), (-8, 0, False), (0, -7, True), (0, -8, False),
     (0, 5, True), (0, 6, False), (7, 0, True), (8, 0, False)])
-def test_only_an_outline_clear_of_the_picture_s_edges_is_judged_whole(
+def test_only_an_outline_clear_of_the_picture_s_edges_lies_in_the_frame(
         dx: int, dy: int, judged: bool) -> None:
     from referee.detection.detect import FRAME_MARGIN_PX, _in_frame
 
