@@ -151,8 +151,12 @@ def _within(outline: npt.NDArray[np.float64], image: Image) -> bool:
                 and outline[:, 1].max() <= height - 1)
 
 
-def _share_in_picture(outline: npt.NDArray[np.float64], image: Image) -> float:
-    """How much of the card ``outline`` outlines lies in the picture."""
+def share_in_picture(outline: npt.ArrayLike, image: Image) -> float:
+    """How much of the card ``outline`` outlines lies in the picture (its convex hull's share
+    of area; 0 for an outline of no area reaching beyond the picture, or not finite)."""
+    outline = np.asarray(outline, dtype=np.float64).reshape(-1, 2)
+    if not np.isfinite(outline).all():
+        return 0.0
     if _within(outline, image):
         return 1.0
     height, width = image.shape[:2]
@@ -410,7 +414,7 @@ class CardIdentifier:
         probs = self._unseen_masked(probs, seen)
         readings = [self._combine(probs[2 * i], probs[2 * i + 1],
                                   _Cut((first, second), probs[2 * i:2 * i + 2], image, outline,
-                                       seen[i], _share_in_picture(outline, image)))
+                                       seen[i], share_in_picture(outline, image)))
                     for i, ((first, second), outline) in enumerate(zip(cuts, outlines,
                                                                        strict=True))]
         return readings if quick else self.confirm(readings, uncovered, clear=clear)

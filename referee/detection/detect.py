@@ -23,6 +23,7 @@ from referee.detection.cards import (
     CardReading,
     CardVerifier,
     ModelMissingError,
+    share_in_picture,
     suited,
 )
 from referee.detection.corners import CornerModel
@@ -127,7 +128,8 @@ CORNER_SAME_IOU: Final = 0.7
 #: centred on the card: a second time outlined 2.7 points more of the validation designs'
 #: fully visible cards to IoU 0.9; a third lost 0.6 points on held-out ones; models/README.md).
 CORNER_PASSES: Final = 2
-#: How far (pixels) inside the image's edges an outline must lie to be judged whole.
+#: How far (pixels) inside the image's edges an outline must lie to lie wholly in the frame
+#: (``_in_frame``; the verifier asks less of it: JUDGED_SHARE).
 FRAME_MARGIN_PX: Final = 3.0
 #: An image narrower or lower than this (pixels) cannot show a card anyone could read.
 MIN_IMAGE_PX: Final = 32
@@ -234,7 +236,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
             asked = [i for i, o in enumerate(outlines) if i not in taken and i not in others
                      and o.learned and not o.split and o.score >= VOUCHED_SCORE]
             judged = [i for i in [*cardlike, *asked]
-                      if in_picture_share(outlines[i].corners, image) >= JUDGED_SHARE]
+                      if share_in_picture(outlines[i].corners, image) >= JUDGED_SHARE]
             doubt = dict(zip(judged, verifier.not_card(image, [outlines[i].corners
                                                                for i in judged]), strict=True))
             # (an outline the frame cuts more is not judged: kept if card-like, never
@@ -554,8 +556,8 @@ def _cut_unread(corners: Sequence[npt.NDArray[np.float64]], shared: Sequence[Seq
                 image: Image) -> list[bool]:
     """``kept`` less the outlines read ``??`` that the picture cuts (not ``_in_frame``) and
     no other kept outline overlaps (``shared``: the convex hulls' overlaps). What shows of
-    such a thing tells no card from clutter, and the verifier does not judge it: on the
-    real photos (edje-cards, test and train) all 7 outlines the picture cut and read ??
+    such a thing tells no card from clutter, and the verifier does not judge it when the
+    picture cuts more than a tenth of it (JUDGED_SHARE): on the real photos (edje-cards, test and train) all 7 outlines the picture cut and read ??
     were clutter (a jar, a plate, a box, a tag, a grille, a magazine's page; the seventh
     overlaps a card), and no card the picture cuts was read so. On rendered frames such
     outlines are mostly cards the picture cuts, which the benchmarks do not count
@@ -589,17 +591,6 @@ def _in_frame(corners: npt.NDArray[np.float64], image: Image) -> bool:
     return bool(xs.min() >= FRAME_MARGIN_PX and ys.min() >= FRAME_MARGIN_PX
                 and xs.max() <= width - 1 - FRAME_MARGIN_PX
                 and ys.max() <= height - 1 - FRAME_MARGIN_PX)
-
-
-def in_picture_share(corners: npt.ArrayLike, image: Image) -> float:
-    """The share of an outline's area (its convex hull's) that lies in the image (0 for an
-    outline of no area)."""
-    hull = Polygon(np.asarray(corners, dtype=np.float64).reshape(-1, 2)).convex_hull
-    if hull.area <= 0:
-        return 0.0
-    height, width = image.shape[:2]
-    picture = Polygon([(0, 0), (width, 0), (width, height), (0, height)])
-    return float(hull.intersection(picture).area / hull.area)
 
 
 def _cardlike(outline: Outline, reading: CardReading,

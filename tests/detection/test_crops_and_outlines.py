@@ -63,6 +63,18 @@ def _two_cards() -> tuple[np.ndarray, list[np.ndarray]]:
     return image, [np.array(o.corners_px) for o in truth.objects]
 
 
+def _cut_by(corners: np.ndarray, image: np.ndarray, outside: float) -> np.ndarray:
+    """``corners`` moved right until ``outside`` of the outline lies past the picture's right
+    edge (from touching it: 0), to a quarter pixel."""
+    from referee.detection.cards import share_in_picture
+
+    moved = corners.copy()
+    moved[:, 0] += image.shape[1] - 1 - moved[:, 0].max()  # touching the right edge
+    while share_in_picture(moved, image) > 1 - outside:
+        moved[:, 0] += 0.25
+    return moved
+
+
 def test_crops_do_not_depend_on_corner_order() -> None:
     image, cards = _two_cards()
     reference = index_crops(image, cards[0])
@@ -517,11 +529,11 @@ def test_a_fairly_sure_box_unread_by_its_corners_is_kept_on_the_verifier_s_word(
 
 
 def test_a_box_the_frame_cuts_is_not_kept_on_the_verifier_s_word() -> None:
-    # The verifier sees no whole face of a card the picture's edge cuts, so it vouches for
-    # none: read as table, such a box stays dropped below SURE_CARD_SCORE.
+    # The verifier sees no whole face of a card the picture's edge cuts by more than a tenth
+    # (JUDGED_SHARE), so it vouches for none: read as table, such a box stays dropped below
+    # SURE_CARD_SCORE.
     image, cards = _two_cards()
-    right = max(cards, key=lambda c: float(c[:, 0].mean())).copy()
-    right[:, 0] += image.shape[1] - 1 - right[:, 0].max() + 40  # 40 px past the right edge
+    right = _cut_by(max(cards, key=lambda c: float(c[:, 0].mean())), image, 0.3)
     detector = _Finds(right)
     detector.score = 0.7
     verifier = _Sure(0.0)
@@ -1163,64 +1175,74 @@ class _DoubtsAll:
 
 
 def test_an_outline_the_frame_cuts_is_not_judged_by_the_verifier() -> None:
-    # Half a card at the picture's edge shows no whole face to judge: it is kept, while the
-    # card in the picture (the shape finder's) is judged and dropped. (Read ?? and
-    # overlapping nothing, it would go all the same: ``_cut_unread``.)
+    # A card a third of which lies past the picture's edge shows no whole face to judge: it
+    # is kept, while the card in the picture (the shape finder's) is judged and dropped.
+    # (Read ?? and overlapping nothing, it would go all the same: ``_cut_unread``.)
     image, cards = _two_cards()
-    right = max(cards, key=lambda c: float(c[:, 0].mean())).copy()
-    right[:, 0] += image.shape[1] - 1 - right[:, 0].max() + 40  # 40 px past the right edge
+    right = _cut_by(max(cards, key=lambda c: float(c[:, 0].mean())), image, 0.3)
     found = detect(image, _ReadsAs("QC", 0.9), _Finds(right),  # type: ignore[arg-type]
                    verifier=_DoubtsAll())  # type: ignore[arg-type]
     (card,) = found.cards
     assert card.card == "QC" and np.array(card.corners)[:, 0].max() > image.shape[1]
 
 
-@pytest.mark.parametrize(("outside", "judged"), [(0.0, True), (0.05, True), (0.2, False)])
+@pytest.mark.parametrize(("outside", "judged"), [(0.0, True), (0.05, True), (0.12, False),
+                                                  (0.2, False)])
 def test_an_outline_the_frame_cuts_by_under_a_tenth_is_judged_by_the_verifier(
         outside: float, judged: bool) -> None:
     # Printed matter outlined along the picture's edge was kept unjudged up to session 44
     # (real photos: a cookery book's page, a sheet of paper, a floor tile).
-    from referee.detection.detect import JUDGED_SHARE, in_picture_share
+    from referee.detection.cards import share_in_picture
+    from referee.detection.detect import JUDGED_SHARE
 
     image, cards = _two_cards()
-    right = max(cards, key=lambda c: float(c[:, 0].mean())).copy()
-    right[:, 0] += image.shape[1] - 1 - right[:, 0].max()  # touching the right edge
-    while in_picture_share(right, image) > 1 - outside:
-        right[:, 0] += 0.25
-    assert in_picture_share(right, image) == pytest.approx(1 - outside, abs=0.01)
-    assert (in_picture_share(right, image) >= JUDGED_SHARE) is judged
+    right = _cut_by(max(cards, key=lambda c: float(c[:, 0].mean())), image, outside)
+    assert share_in_picture(right, image) == pytest.approx(1 - outside, abs=0.01)
+    assert JUDGED_SHARE == 0.9
     # (the shape finder's two cards, in the picture, are judged and dropped either way)
     found = detect(image, _ReadsAs("QC", 0.9), _Finds(right),  # type: ignore[arg-type]
                    verifier=_DoubtsAll())  # type: ignore[arg-type]
     assert [c.card for c in found.cards] == ([] if judged else ["QC"])
 
 
+def test_an_outline_nine_tenths_in_the_picture_is_judged_by_the_verifier() -> None:
+    image, _ = _two_cards()  # 960 x 540
+    box = _rect(870, 200, 100, 140)  # 90 of its 100 px wide in the picture
+    found = detect(image, _ReadsAs("QC", 0.9), _Finds(box),  # type: ignore[arg-type]
+                   verifier=_DoubtsAll())  # type: ignore[arg-type]
+    assert found.cards == []
+    found = detect(image, _ReadsAs("QC", 0.9), _Finds(box + [0.5, 0]),  # type: ignore[arg-type]
+                   verifier=_DoubtsAll())  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == ["QC"]
+
+
 def test_the_share_of_an_outline_in_the_picture() -> None:
-    from referee.detection.detect import in_picture_share
+    from referee.detection.cards import share_in_picture
 
     image = np.zeros((100, 200, 3), np.uint8)
-    assert in_picture_share(_rect(10, 10, 50, 50), image) == 1.0
-    assert in_picture_share(_rect(150, 10, 100, 50), image) == pytest.approx(0.5)
-    assert in_picture_share(_rect(-40, -40, 80, 80), image) == pytest.approx(0.25)
-    assert in_picture_share(_rect(300, 10, 50, 50), image) == 0.0
-    flat = np.array([[10, 10], [60, 10], [60, 10], [10, 10]], float)
-    assert in_picture_share(flat, image) == 0.0
+    assert share_in_picture(_rect(10, 10, 50, 50), image) == 1.0
+    assert share_in_picture(_rect(150, 10, 100, 50), image) == pytest.approx(0.5)
+    assert share_in_picture(_rect(-40, -40, 80, 80), image) == pytest.approx(0.25)
+    assert share_in_picture(_rect(300, 10, 50, 50), image) == 0.0
+    flat = np.array([[150, 10], [260, 10], [260, 10], [150, 10]], float)
+    assert share_in_picture(flat, image) == 0.0
+    assert share_in_picture(_rect(10, 10, 50, np.nan), image) == 0.0
 
 
-@pytest.mark.parametrize(("dx", "dy", "judged"), [
+@pytest.mark.parametrize(("dx", "dy", "in_frame"), [
     (0, 0, True), (-7, 0, True), (-8, 0, False), (0, -7, True), (0, -8, False),
     (0, 5, True), (0, 6, False), (7, 0, True), (8, 0, False)])
 def test_only_an_outline_clear_of_the_picture_s_edges_lies_in_the_frame(
-        dx: int, dy: int, judged: bool) -> None:
+        dx: int, dy: int, in_frame: bool) -> None:
     from referee.detection.detect import FRAME_MARGIN_PX, _in_frame
 
     image = np.zeros((100, 200, 3), np.uint8)  # edges at x 0 and 199, y 0 and 99
     # 10 px from the sides and top, 8 from the bottom, moved by dx, dy: up to 3 px from an
-    # edge it is judged, a pixel nearer (or past it) not.
+    # edge it lies in the frame, a pixel nearer (or past it) not.
     corners = np.array([[10 + dx, 10 + dy], [189 + dx, 10 + dy], [189 + dx, 91 + dy],
                         [10 + dx, 91 + dy]], float)
     assert FRAME_MARGIN_PX == 3.0
-    assert _in_frame(corners, image) is judged
+    assert _in_frame(corners, image) is in_frame
 
 
 def test_an_outline_the_verifier_is_exactly_half_sure_of_is_dropped() -> None:
