@@ -1227,6 +1227,7 @@ def test_the_share_of_an_outline_in_the_picture() -> None:
     flat = np.array([[150, 10], [260, 10], [260, 10], [150, 10]], float)
     assert share_in_picture(flat, image) == 0.0
     assert share_in_picture(_rect(10, 10, 50, np.nan), image) == 0.0
+    assert share_in_picture(_rect(10, 10, 50, np.inf), image) == 0.0  # (shapely raises)
 
 
 @pytest.mark.parametrize(("dx", "dy", "in_frame"), [
