@@ -14,7 +14,8 @@ reading them (``detect``). Prints, for cards whose outline lies in the frame and
 - identity accuracy of the found cards (against the ground truth card code);
 - detections matching no card (precision: a detection of a card the frame cuts, or of one
   narrower than 45 px, matches that card; ``precision_counted_cards_only_pct``: matched
-  against the counted cards alone, as before session 31);
+  against the counted cards alone, as before session 31), and how many detections there were
+  of each kind (``detections``: of counted cards, of cards not counted, of no card);
 - milliseconds per frame: median and 95th percentile (``--repeat N``: each frame's time is
   the fastest of N runs, as steady as a shared machine allows; its readings are the same).
 ``--calibrated`` gives ``detect`` the table's plane each frame was rendered with (camera
