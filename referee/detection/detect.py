@@ -557,12 +557,12 @@ def _cut_unread(corners: Sequence[npt.NDArray[np.float64]], shared: Sequence[Seq
     """``kept`` less the outlines read ``??`` that the picture cuts (not ``_in_frame``) and
     no other kept outline overlaps (``shared``: the convex hulls' overlaps). What shows of
     such a thing tells no card from clutter, and the verifier does not judge it when the
-    picture cuts more than a tenth of it (JUDGED_SHARE): on the real photos (edje-cards, test and train) all 7 outlines the picture cut and read ??
-    were clutter (a jar, a plate, a box, a tag, a grille, a magazine's page; the seventh
-    overlaps a card), and no card the picture cuts was read so. On rendered frames such
-    outlines are mostly cards the picture cuts, which the benchmarks do not count
-    (session 41, models/README.md). One overlapping another outline may be a card under
-    it, and stays."""
+    picture cuts more than a tenth of it (JUDGED_SHARE): on the real photos (edje-cards,
+    test and train) all 7 outlines the picture cut and read ?? were clutter (a jar, a
+    plate, a box, a tag, a grille, a magazine's page; the seventh overlaps a card), and no
+    card the picture cuts was read so. On rendered frames such outlines are mostly cards
+    the picture cuts, which the benchmarks do not count (session 41, models/README.md).
+    One overlapping another outline may be a card under it, and stays."""
     count = len(kept)
     return [keep and not (readings[i][0] == UNSURE and not _in_frame(corners[i], image)
                           and not any(j != i and kept[j] and shared[i][j] > 0

@@ -1211,7 +1211,7 @@ def test_an_outline_nine_tenths_in_the_picture_is_judged_by_the_verifier() -> No
     found = detect(image, _ReadsAs("QC", 0.9), _Finds(box),  # type: ignore[arg-type]
                    verifier=_DoubtsAll())  # type: ignore[arg-type]
     assert found.cards == []
-    found = detect(image, _ReadsAs("QC", 0.9), _Finds(box + [0.5, 0]),  # type: ignore[arg-type]
+    found = detect(image, _ReadsAs("QC", 0.9), _Finds(box + np.array([0.5, 0.0])),  # type: ignore[arg-type]
                    verifier=_DoubtsAll())  # type: ignore[arg-type]
     assert [c.card for c in found.cards] == ["QC"]
 
