@@ -176,8 +176,7 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
     along an axis: the card is then slid along that axis to cover the region while
     covering as little as possible of ``forbidden`` (bare table that did not change)."""
     ys, xs = np.nonzero(region)
-    card_px = card_mm[0] * card_mm[1] * view.px_per_mm ** 2
-    if len(xs) < 10 or len(xs) < MIN_NEW_FRACTION * card_px:
+    if len(xs) < 10 or len(xs) < MIN_NEW_FRACTION * _card_area_px(view, card_mm):
         return None
     mm = view.to_mm(np.column_stack([xs, ys]).astype(np.float64))
     rect = _card_rect(mm, card_mm)
@@ -197,6 +196,11 @@ def fit_card(view: TableView, region: npt.NDArray[np.bool_],
     w, h = rect[1]
     whole = w >= card_mm[0] - MEASURED_SHORT_MM and h >= card_mm[1] - MEASURED_SHORT_MM
     return CardFit(corners, (float(centre[0]), float(centre[1])), rect[1] if whole else None)
+
+
+def _card_area_px(view: TableView, card_mm: tuple[float, float]) -> float:
+    """A card's area (``card_mm``: width and length) in the view's pixels."""
+    return card_mm[0] * card_mm[1] * view.px_per_mm ** 2
 
 
 def _polish(view: TableView, slopes: Gradients, fit: CardFit) -> CardFit:
@@ -479,8 +483,7 @@ class CardObserver:
 
     @property
     def _card_px(self) -> float:
-        """A card's area in the view's pixels."""
-        return self.card_mm[0] * self.card_mm[1] * self.view.px_per_mm ** 2
+        return _card_area_px(self.view, self.card_mm)
 
     def new_uid(self) -> str:
         return f"card{next(self._serial)}"
