@@ -256,9 +256,11 @@ class RefereePipeline:
     def _check_card_size(self, index: int, t: float) -> list[Event]:
         """A warning, once, when the cards placed apart measure another size than the
         calibration's ``card_mm``: their outlines (and what touches what) would be off."""
-        cards = self.tracker.cards if self.tracker.mode == "cards" else None
-        measured = cards.measured_card_mm if cards is not None else None
-        if cards is None or measured is None or self._size_told:
+        if self._size_told or self.tracker.mode != "cards":
+            return []
+        cards = self.tracker.cards
+        measured = cards.measured_card_mm
+        if measured is None:
             return []
         told = cards.card_mm
 
