@@ -1,3 +1,5 @@
+from typing import Final
+
 import cv2
 import numpy as np
 import pytest
@@ -152,15 +154,26 @@ def test_a_card_laid_a_few_mm_off_the_one_below_gets_its_own_outline() -> None:
     assert _err(on_top[0].outline, (204.0, 153.0), 2.0) < 2.5
 
 
+_BRIDGE: Final = (57.0, 89.0)
+_Pose = tuple[tuple[float, float], float, str]
+
+
+def _bridge_pair(told: tuple[float, float], below: _Pose, on_top: _Pose,
+                 ) -> tuple[list[TableCard], list[TableCard]]:
+    """What a tracker told cards are ``told`` in size finds placed when a bridge card is laid
+    down, then another partly on it."""
+    observer = CardObserver(VIEW, card_mm=told)
+    observer.start(_faces([], size=_BRIDGE))
+    first = _placed(observer, _faces([below], size=_BRIDGE))
+    return first, _placed(observer, _faces([below, on_top], size=_BRIDGE))
+
+
 def test_a_bridge_deck_is_tracked_at_the_card_size_the_calibration_names() -> None:
-    bridge = (57.0, 89.0)
+    bridge = _BRIDGE
     below, on_top = ((150.0, 150.0), 20.0, "A"), ((156.0, 158.0), 26.0, "K")
     fits = {}
     for told in (bridge, (63.0, 88.0)):
-        observer = CardObserver(VIEW, card_mm=told)
-        observer.start(_faces([], size=bridge))
-        first = _placed(observer, _faces([below], size=bridge))
-        second = _placed(observer, _faces([below, on_top], size=bridge))
+        first, second = _bridge_pair(told, below, on_top)
         assert len(first) == 1 and len(second) == 1
         fits[told] = (_err(first[0].outline, *below[:2], bridge),
                       _err(second[0].outline, *on_top[:2], bridge))
@@ -169,14 +182,11 @@ def test_a_bridge_deck_is_tracked_at_the_card_size_the_calibration_names() -> No
 
 
 def test_a_bridge_card_laid_a_few_mm_off_the_one_below_is_its_own_size() -> None:
-    bridge = (57.0, 89.0)
+    bridge = _BRIDGE
     below, on_top = ((200.0, 150.0), 0.0, "A"), ((204.0, 153.0), 2.0, "K")
     errors = {}
     for told in (bridge, (63.0, 88.0)):
-        observer = CardObserver(VIEW, card_mm=told)
-        observer.start(_faces([], size=bridge))
-        _placed(observer, _faces([below], size=bridge))
-        (new,) = _placed(observer, _faces([below, on_top], size=bridge))
+        _, (new,) = _bridge_pair(told, below, on_top)
         errors[told] = _err(new.outline, *on_top[:2], bridge)
     assert errors[bridge] < 2.5 and errors[(63.0, 88.0)] > 2.5
 
