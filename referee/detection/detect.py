@@ -225,6 +225,19 @@ def detect(image: Image, identifier: CardIdentifier | None,
         boxes = [o.corners for i, o in enumerate(outlines) if o.learned and i not in others]
         cardlike = [i for i, r in enumerate(found)
                     if i not in others and _cardlike(outlines[i], r, boxes)]
+        if corner_model is not None and verifier is not None:
+            # A faint box on a card no card-like outline covers, outlined a few pixels off,
+            # may read as no card: it is outlined and read again (``_second_look``).
+            taken = set(cardlike)
+            faint = [i for i, o in enumerate(outlines)
+                     if i not in taken and i not in others and _faint(o) and not o.split
+                     and any(suited(cls) for cls, _ in found[i].corners)
+                     and all(quad_iou(o.corners, outlines[k].corners) < SAME_CARD_IOU
+                             for k in cardlike)]
+            looked = _second_look(image, slopes, identifier, corner_model, outlines, faint)
+            for i, (outline, reading) in looked.items():
+                outlines[i], found[i] = outline, reading
+            cardlike += sorted(looked)
         vouched: set[int] = set()
         if verifier is not None:
             # Books, sheets of paper, boxes and board squares are card-shaped too, and
@@ -382,6 +395,26 @@ def _cornered(image: Image, model: CornerModel, outlines: list[Outline]) -> list
                 moved.append(k)
         todo = moved  # (the same patch would give the same corners again)
     return out
+
+
+def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
+                 model: CornerModel, outlines: Sequence[Outline],
+                 faint: Sequence[int]) -> dict[int, tuple[Outline, CardReading]]:
+    """Of the ``faint`` outlines (indices into ``outlines``), those that, ``polish``ed and
+    ``_cornered``, read as a face-up card at least FAINT_SURE sure: each with its outline and
+    reading there.
+
+    A card the detector boxes only faintly and a few pixels off may read as no card there
+    (real photos: a king on a tiled floor, an ace on papers). ``detect`` looks again at the
+    faint boxes no card-like outline overlaps, one of whose corners reads as a face-up card;
+    the verifier then judges those so read, as it judges every card-like outline (session
+    45, models/README.md)."""
+    if not faint:
+        return {}
+    moved = _cornered(image, model, polish_many(slopes, [outlines[i] for i in faint]))
+    again = identifier.identify_many(image, [o.corners for o in moved], quick=True)
+    return {i: (outline, reading) for i, outline, reading in zip(faint, moved, again, strict=True)
+            if suited(reading.card) and reading.confidence >= FAINT_SURE}
 
 
 def _under(image: Image, slopes: Gradients, identifier: CardIdentifier,
