@@ -225,12 +225,14 @@ def detect(image: Image, identifier: CardIdentifier | None,
         boxes = [o.corners for i, o in enumerate(outlines) if o.learned and i not in others]
         cardlike = [i for i, r in enumerate(found)
                     if i not in others and _cardlike(outlines[i], r, boxes)]
+        looked: dict[int, tuple[Outline, CardReading]] = {}
         if corner_model is not None and verifier is not None:
-            # A faint box on a card no card-like outline covers, outlined a few pixels off,
-            # may read as no card: it is outlined and read again (``_second_look``).
-            taken = set(cardlike)
+            # A faint box on a card no card-like outline outlines (as the same card, IoU
+            # SAME_CARD_IOU), boxed a few pixels off, may read as no card there: it is
+            # outlined and read again (``_second_look``). (A card-like outline overlaps
+            # itself wholly, so none is looked at.)
             faint = [i for i, o in enumerate(outlines)
-                     if i not in taken and i not in others and _faint(o) and not o.split
+                     if i not in others and _faint(o) and not o.split
                      and any(suited(cls) for cls, _ in found[i].corners)
                      and all(quad_iou(o.corners, outlines[k].corners) < SAME_CARD_IOU
                              for k in cardlike)]
@@ -266,10 +268,12 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # size, an outline may lie on the card's edges better (``polish``); and the corner
         # model reads the card's corners round it (``_cornered``). The card is identified
         # again there, and the outline kept unless it reads another card less surely (then
-        # as it was before both).
-        polished = polish_many(slopes, [outlines[i] for i in chosen])
-        if corner_model is not None:
-            polished = _cornered(image, corner_model, polished)
+        # as it was before both). (One looked at again is so outlined and read already.)
+        todo = [k for k, i in enumerate(chosen) if i not in looked]
+        polished = [outlines[i] for i in chosen]
+        for k, outline in zip(todo, _outlined(image, slopes, corner_model,
+                                              [polished[k] for k in todo]), strict=True):
+            polished[k] = outline
         moved = [k for k, i in enumerate(chosen) if polished[k] is not outlines[i]]
         again = identifier.identify_many(image, [polished[k].corners for k in moved],
                                          quick=True) if moved else []
@@ -406,15 +410,25 @@ def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
 
     A card the detector boxes only faintly and a few pixels off may read as no card there
     (real photos: a king on a tiled floor, an ace on papers). ``detect`` looks again at the
-    faint boxes no card-like outline overlaps, one of whose corners reads as a face-up card;
-    the verifier then judges those so read, as it judges every card-like outline (session
+    faint boxes that no card-like outline outlines as the same card, one of whose corners
+    reads as a face-up card; the verifier then judges those so read, as it judges every
+    card-like outline, so one less than JUDGED_SHARE in the picture is not taken (session
     45, models/README.md)."""
-    if not faint:
-        return {}
-    moved = _cornered(image, model, polish_many(slopes, [outlines[i] for i in faint]))
-    again = identifier.identify_many(image, [o.corners for o in moved], quick=True)
-    return {i: (outline, reading) for i, outline, reading in zip(faint, moved, again, strict=True)
+    moved = [(i, outline) for i, outline in zip(faint, _outlined(
+        image, slopes, model, [outlines[i] for i in faint]), strict=True)
+        if outline is not outlines[i] and share_in_picture(outline.corners, image) >= JUDGED_SHARE]
+    if not moved:
+        return {}  # (one not moved reads as before: no face-up card for sure)
+    again = identifier.identify_many(image, [o.corners for _, o in moved], quick=True)
+    return {i: (outline, reading) for (i, outline), reading in zip(moved, again, strict=True)
             if suited(reading.card) and reading.confidence >= FAINT_SURE}
+
+
+def _outlined(image: Image, slopes: Gradients, model: CornerModel | None,
+              outlines: list[Outline]) -> list[Outline]:
+    """``outlines`` ``polish``ed, then (with a corner ``model``) ``_cornered``."""
+    polished = polish_many(slopes, outlines)
+    return polished if model is None else _cornered(image, model, polished)
 
 
 def _under(image: Image, slopes: Gradients, identifier: CardIdentifier,

@@ -255,7 +255,9 @@ def polish(slopes: Gradients, outline: Outline) -> Outline:
     """A tightened outline (``tighten``), or the outline its box gives when shrunk to a card's
     size first (``shrunk``), whichever lies on stronger edges (``edge_support``). ``referee
     detect`` polishes only the outlines it keeps: polished before the choice, outlines of
-    napkins and newspapers read as cards (real photos, models/README.md)."""
+    napkins and newspapers read as cards (real photos, models/README.md). (But for the
+    faint boxes it looks at again, ``detect._second_look``, which are kept only when then
+    read for sure as a face-up card.)"""
     return polish_many(slopes, [outline])[0]
 
 

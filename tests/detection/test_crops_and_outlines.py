@@ -658,6 +658,20 @@ class _FindsTwo(_Finds):
 OFF_KING = (("KH", 0.4), ("other", 0.9))
 
 
+class _SureOn:
+    """A stand-in verifier sure an outline on ``card`` (IoU at least 0.9) holds one
+    (``doubt``) and that any other holds none."""
+
+    def __init__(self, card: np.ndarray, doubt: float) -> None:
+        self.card, self.doubt = card, doubt
+
+    def not_card(self, image, outlines):  # type: ignore[no-untyped-def]
+        from referee.detection.outlines import quad_iou
+
+        return [self.doubt if quad_iou(np.asarray(o, float), self.card) >= 0.9 else 0.9
+                for o in outlines]
+
+
 @pytest.mark.parametrize(("off", "on", "cornered", "doubt", "kept"), [
     (OFF_KING, ("KH", 0.97), True, 0.01, True),  # outlined again on the card, read there
     (OFF_KING, ("KH", 0.97), False, 0.01, False),  # no corner model: nothing outlines it again
@@ -684,11 +698,13 @@ def test_a_faint_box_off_a_card_is_outlined_again_and_read_there(
     detector.score = (FAINT_SCORE + MIN_SCORE) / 2
     model = _CornersOn(right) if cornered else None
     found = detect(image, _ReadsOnCard(right, off, on), detector,  # type: ignore[arg-type]
-                   shapes_too=False, verifier=_Sure(doubt),  # type: ignore[arg-type]
+                   shapes_too=False, verifier=_SureOn(right, doubt),  # type: ignore[arg-type]
                    corner_model=model)  # type: ignore[arg-type]
     assert [c.card for c in found.cards] == (["KH"] if kept else [])
-    if kept:
+    if kept:  # the verifier judged it there (it is sure the box off the card holds none)
         assert quad_iou(np.array(found.cards[0].corners), right) > 0.99
+        # (outlined and read once: the corner model's two passes, not four)
+        assert model is not None and len(model.given) == 2
     # Without a verifier to judge it, it is not looked at again
     found = detect(image, _ReadsOnCard(right, off), detector,  # type: ignore[arg-type]
                    shapes_too=False, corner_model=_CornersOn(right))  # type: ignore[arg-type]
@@ -716,6 +732,42 @@ def test_a_faint_box_on_a_card_already_outlined_is_not_looked_at_again() -> None
     detect(image, _ReadsOnCard(right, OFF_KING), detector,  # type: ignore[arg-type]
            shapes_too=False, verifier=_Sure(0.01), corner_model=model)  # type: ignore[arg-type]
     assert any(np.allclose(o, shifted) for o in model.given)
+
+
+def test_an_end_of_a_merged_box_is_not_looked_at_again() -> None:
+    # An end of a box squarer than a card needs SPLIT_SURE (more than FAINT_SURE) to be a
+    # card: read again at 0.95 it would pass FAINT_SURE, so it is not looked at.
+    from referee.detection.detect import FAINT_SURE, SPLIT_SURE
+
+    assert FAINT_SURE <= 0.95 < SPLIT_SURE
+    image, cards = _two_cards()
+    right = max(cards, key=lambda c: float(c[:, 0].mean()))
+    model = _CornersOn(right)
+    found = detect(image, _ReadsOnCard(right, OFF_KING, ("KH", 0.95)),  # type: ignore[arg-type]
+                   _FindsSplit(right + np.array([6.0, 4.0])), shapes_too=False,  # type: ignore[arg-type]
+                   verifier=_SureOn(right, 0.01), corner_model=model)  # type: ignore[arg-type]
+    assert found.cards == [] and model.given == []
+
+
+@pytest.mark.parametrize(("outside", "kept"), [(0.05, True), (0.12, False)])
+def test_a_faint_box_outlined_again_past_the_picture_s_edge_is_kept_only_if_judged(
+        outside: float, kept: bool) -> None:
+    # The verifier judges an outline at least JUDGED_SHARE in the picture; a faint box
+    # outlined again beyond that is not taken, unjudged.
+    from referee.detection.learned import FAINT_SCORE, MIN_SCORE
+    from referee.detection.outlines import quad_iou
+
+    image, _ = _two_cards()
+    upright = np.array([[0.0, 150.0], [100.0, 150.0], [100.0, 290.0], [0.0, 290.0]])
+    card = _cut_by(upright, image, outside)  # (the stand-ins read corners, not the picture)
+    box = card - np.array([card[:, 0].max() - (image.shape[1] - 5.0), 0.0])  # in the frame
+    assert quad_iou(box, card) > 0.7
+    detector = _FindsFaint(box)
+    detector.score = (FAINT_SCORE + MIN_SCORE) / 2
+    found = detect(image, _ReadsOnCard(card, OFF_KING), detector,  # type: ignore[arg-type]
+                   shapes_too=False, verifier=_SureOn(card, 0.01),  # type: ignore[arg-type]
+                   corner_model=_CornersOn(card))  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == (["KH"] if kept else [])
 
 
 def test_only_a_faint_box_is_looked_at_again() -> None:
