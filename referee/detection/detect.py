@@ -414,9 +414,10 @@ def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
     reads as a face-up card; the verifier then judges those so read, as it judges every
     card-like outline, so one less than JUDGED_SHARE in the picture is not taken (session
     45, models/README.md)."""
-    moved = [(i, outline) for i, outline in zip(faint, _outlined(
-        image, slopes, model, [outlines[i] for i in faint]), strict=True)
-        if outline is not outlines[i] and share_in_picture(outline.corners, image) >= JUDGED_SHARE]
+    redone = _outlined(image, slopes, model, [outlines[i] for i in faint])
+    moved = [(i, outline) for i, outline in zip(faint, redone, strict=True)
+             if outline is not outlines[i]
+             and share_in_picture(outline.corners, image) >= JUDGED_SHARE]
     if not moved:
         return {}  # (one not moved reads as before: no face-up card for sure)
     again = identifier.identify_many(image, [o.corners for _, o in moved], quick=True)
