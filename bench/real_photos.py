@@ -26,6 +26,12 @@ Other photos measure the same way: ``--root DIR`` names a folder holding ``SPLIT
 ``ace``) and the photos in ``SPLIT/``. A photo that cannot be read is named on stderr and its
 labelled cards count as missed (``unreadable_images``).
 
+``labels_near_iou_threshold`` counts the labels whose best outline lies within ``NEAR_IOU``
+(0.05) of the IoU that finds a label: an outline a few pixels larger or smaller finds or
+misses them. Two runs whose recall differs by fewer cards than that may differ in nothing
+that matters: a detector of the same function (rebuilt from its ONNX file, scores within
+0.003) moved 4 test and 14 train labels (session 46 in models/README.md).
+
 ``--scale F`` measures the same photos resized by F (and their labels with them: INTER_AREA
 smaller, bicubic larger), as a camera with more or fewer pixels, or farther off, would see
 them. Made larger they are blurred rather than sharp, so that says less than a smaller scale.
@@ -44,7 +50,7 @@ from pathlib import Path
 import cv2
 import finders
 import numpy as np
-from matching import best_first
+from matching import MIN_IOU, best_first
 
 from referee.detection.detect import detect
 
@@ -60,6 +66,15 @@ def _iou(a: list[float], b: list[float]) -> float:
     inter = ix * iy
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+#: How near ``MIN_IOU`` a label's best IoU lies to count as near it (``near_threshold``).
+NEAR_IOU = 0.05
+
+
+def near_threshold(ious: list[float]) -> int:
+    """How many of the labels' best IoUs lie within ``NEAR_IOU`` of ``MIN_IOU``."""
+    return sum(abs(value - MIN_IOU) < NEAR_IOU for value in ious)
 
 
 def box_of(corners: np.ndarray) -> list[float]:
@@ -295,6 +310,8 @@ def main() -> None:
         "recall_shown_pct": round(100 * found_shown / max(found + missed, 1), 1),
         "precision_shown_pct": round(100 * found_shown / max(detections, 1), 1),
         "rank_accuracy_shown_pct": round(100 * rank_ok_shown / max(found_shown, 1), 1),
+        "labels_near_iou_threshold": near_threshold(
+            [float(row["iou"]) for row in rows]),  # type: ignore[arg-type]
         "ms_per_image": round(1000 * seconds / max(len(labels) - unreadable, 1), 1),
     }))
 

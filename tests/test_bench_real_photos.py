@@ -90,6 +90,12 @@ def _labels(root: Path, rows: list[str]) -> None:
         "filename,width,height,class,xmin,ymin,xmax,ymax\n" + "".join(f"{r}\n" for r in rows))
 
 
+def test_labels_whose_best_outline_lies_near_the_finding_iou_are_counted() -> None:
+    # within 0.05 of 0.5 either way: found or missed by a few pixels of outline
+    assert real_photos.near_threshold([0.0, 0.44, 0.451, 0.5, 0.549, 0.551, 0.97]) == 3
+    assert real_photos.near_threshold([]) == 0
+
+
 def test_a_photo_that_cannot_be_read_counts_its_cards_as_missed(tmp_path: Path) -> None:
     _labels(tmp_path, ["table.png,640,480,king,100,100,190,226",
                        "broken.jpg,640,480,ace,10,10,100,136",
@@ -100,7 +106,7 @@ def test_a_photo_that_cannot_be_read_counts_its_cards_as_missed(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["labelled_cards"] == 3 and figures["unreadable_images"] == 1
-    assert figures["recall_pct"] == 0.0
+    assert figures["recall_pct"] == 0.0 and figures["labels_near_iou_threshold"] == 0
     assert "test/broken.jpg cannot be read" in done.stderr
     rows = (tmp_path / "out.csv").read_text().splitlines()
     assert len(rows) == 1 + 3 and sum(r.startswith("broken.jpg,") for r in rows) == 2
