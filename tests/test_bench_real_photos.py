@@ -92,7 +92,8 @@ def _labels(root: Path, rows: list[str]) -> None:
 
 def test_labels_whose_best_outline_lies_near_the_finding_iou_are_counted() -> None:
     # within 0.05 of 0.5 either way: found or missed by a few pixels of outline
-    assert real_photos.near_threshold([0.0, 0.44, 0.451, 0.5, 0.549, 0.551, 0.97]) == 3
+    assert real_photos.near_threshold([0.0, 0.449, 0.45, 0.5, 0.55, 0.551, 0.97]) == 3
+    assert real_photos.near_threshold([0.46, 0.54]) == 2
     assert real_photos.near_threshold([]) == 0
 
 
@@ -147,6 +148,18 @@ def test_photos_resized_are_measured_against_their_labels_resized(tmp_path: Path
         figures = json.loads(done.stdout.strip().splitlines()[-1])
         assert figures["scale"] == float(scale)
         assert (figures["recall_pct"], figures["rank_accuracy_of_found_pct"]) == (100.0, 100.0)
+        assert figures["labels_near_iou_threshold"] == 0
+    # A label box half the card's area, inside it: found or missed by a few pixels.
+    (cx, cy), (w, h) = ((x0 + x1) / 2, (y0 + y1) / 2), (x1 - x0, y1 - y0)
+    half = 0.5 ** 0.5 / 2
+    (tmp_path / "test_labels.csv").write_text(
+        "filename,width,height,class,xmin,ymin,xmax,ymax\n"
+        f"seven.png,960,540,seven,{cx - w * half:.0f},{cy - h * half:.0f},"
+        f"{cx + w * half:.0f},{cy + h * half:.0f}\n")
+    done = _bench(tmp_path, "--csv", str(tmp_path / "near.csv"))
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["labels_near_iou_threshold"] == 1
     done = _bench(tmp_path, "--scale", "0")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "'0': give a factor from 0.1 to 8" in done.stderr.strip().splitlines()[-1]

@@ -42,7 +42,7 @@ def data_yaml(folders: list[Path], out: Path) -> Path:
 
 def train(data: list[Path], epochs: int, imgsz: int, batch: int, out: Path,
           init: Path | None = None, fraction: float = 1.0,
-          mosaic: float = 1.0) -> dict[str, object]:
+          mosaic: float = 1.0, freeze: int = 0) -> dict[str, object]:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # training-only dependency
 
@@ -57,6 +57,7 @@ def train(data: list[Path], epochs: int, imgsz: int, batch: int, out: Path,
         workers=2, pretrained=init is not None, project=str(out), name="card_detector",
         exist_ok=True, plots=False, amp=False, fraction=fraction, patience=50,
         fliplr=0.5, degrees=0.0, mosaic=mosaic, close_mosaic=2, verbose=False,
+        freeze=freeze or None,
     )
     seconds = time.perf_counter() - started
     best = Path(results.save_dir) / "weights" / "best.pt"
@@ -75,6 +76,7 @@ def train(data: list[Path], epochs: int, imgsz: int, batch: int, out: Path,
         "input": "RGB, 1 x 3 x imgsz x imgsz letterboxed, values 0-1",
         "trained_on": " ".join(map(str, data)), "epochs": epochs, "fraction": fraction,
         "continued_from": str(init) if init else None, "batch": batch, "mosaic": mosaic,
+        "frozen_modules": freeze,
         "train_seconds": round(seconds),
         "val": {k: round(float(v), 4) for k, v in metrics.items()},
     }
@@ -94,9 +96,11 @@ def main() -> None:
     parser.add_argument("--init", type=Path, help="go on from these weights (.pt)")
     parser.add_argument("--mosaic", type=float, default=1.0,
                         help="share of 4-image mosaics (they halve the cards' size)")
+    parser.add_argument("--freeze", type=int, default=0,
+                        help="keep the first N modules as they are (10: the backbone)")
     args = parser.parse_args()
     print(json.dumps(train(args.data, args.epochs, args.imgsz, args.batch, args.out,
-                           args.init, args.fraction, args.mosaic)))
+                           args.init, args.fraction, args.mosaic, args.freeze)))
 
 
 if __name__ == "__main__":
