@@ -23,13 +23,12 @@ from synth.hands import random_hand
 from synth.pieces import (
     COIN_MM,
     COIN_VALUES,
-    PRINT_PX_PER_MM,
     SPRITE_PX_PER_MM,
     SUIT_GLYPHS,
     TOKEN_MM,
     distractor_sprite,
-    print_sprite,
 )
+from synth.printed import PRINT_PX_PER_MM, print_sprite
 from synth.procedural import is_procedural
 from synth.scene import BoardPainter, Placed, Renderer, Scene, card
 

@@ -10,7 +10,7 @@ from synth import effects
 from synth.camera import Camera, random_camera
 from synth.decks import EXCLUDED, SPLITS, decks_for
 from synth.hands import HandPose
-from synth.pieces import PRINT_PX_PER_MM, print_sprite
+from synth.printed import PRINT_PX_PER_MM, print_sprite
 from synth.scene import Placed, Renderer, Scene, card, card_art, deck_paths, stand_in
 
 DECK = "aisleriot:anglo_poker"
