@@ -33,6 +33,8 @@ from synth.procedural import is_procedural
 from synth.scene import BoardPainter, Placed, Renderer, Scene, card
 
 CODES = [r + s for r in "A23456789TJQK" for s in "SHDC"]
+#: The share of cards drawn arched off the table (``synth.scene.Bend``).
+CARDS_BENT: Final = 0.5
 
 
 def _layout_positions(rng: np.random.Generator, n: int,
@@ -141,7 +143,9 @@ def random_scene(rng: np.random.Generator, split: Split, *,
         boards.append(_random_board(rng))
     camera = random_camera(rng, target=(float(rng.normal(0, 30)), float(rng.normal(0, 30))),
                            view_mm=(view, view * 0.6), image_size=image_size)
-    renderer = Renderer(camera, rng, effects.Photometry.random(rng), boards=boards)
+    # Half the cards lie a little arched, as handled cards do (session 47).
+    renderer = Renderer(camera, rng, effects.Photometry.random(rng), boards=boards,
+                        bends=CARDS_BENT)
     return renderer, Scene(tuple(objects), hands), deck
 
 

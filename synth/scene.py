@@ -217,14 +217,76 @@ def _sprite(obj: Placed) -> tuple[Image, float]:
     return sprite, sprite.shape[1] / obj.size_mm[0]  # distractors come at any scale
 
 
+@dataclass(frozen=True)
+class Bend:
+    """A card arched off the table, as cards that have been handled lie: two opposite
+    edges on the table, the middle ``rise_mm`` above it (a parabola), so its four corners
+    stay where the ground truth puts them. ``lengthwise``: the arch runs along the card's
+    length (its short ends on the table, its long sides bowed), else across its width.
+    Seen from ``eye_mm`` (the camera's centre, table mm) the raised middle is drawn where
+    its line of sight meets the table; its faces, turned to and from the light, shade from
+    ``1 + shade`` to ``1 - shade`` along the arch, with a highlight band of strength
+    ``gloss`` at ``gloss_at`` (0-1 along the arch)."""
+
+    rise_mm: float
+    lengthwise: bool
+    shade: float
+    gloss: float
+    gloss_at: float
+    eye_mm: tuple[float, float, float]
+
+    @classmethod
+    def random(cls, rng: np.random.Generator, eye_mm: tuple[float, float, float]) -> Bend:
+        return cls(rise_mm=float(rng.uniform(0.5, 4.0)), lengthwise=bool(rng.random() < 0.6),
+                   shade=float(rng.uniform(-0.12, 0.12)),
+                   gloss=float(rng.choice([0.0, rng.uniform(0.1, 0.4)], p=[0.5, 0.5])),
+                   gloss_at=float(rng.uniform(0.15, 0.85)), eye_mm=eye_mm)
+
+    def along(self, u: FloatImage, v: FloatImage) -> FloatImage:
+        """Where sprite fractions (``u`` across, ``v`` down) lie along the arch, 0-1."""
+        return v if self.lengthwise else u
+
+    def lit(self, sprite: Image) -> FloatImage:
+        """The sprite's colour shaded along the arch and glossed (float, BGR)."""
+        h, w = sprite.shape[:2]
+        v, u = np.mgrid[0:h, 0:w].astype(np.float32)
+        t = self.along(u / max(w - 1, 1), v / max(h - 1, 1))
+        colour = sprite[:, :, :3].astype(np.float32) * (1 + self.shade * (1 - 2 * t))[..., None]
+        if self.gloss > 0:
+            band = self.gloss * np.exp(-(((t - self.gloss_at) / 0.07) ** 2))
+            colour += (255 - colour) * band[..., None]
+        return colour
+
+    def sightline_maps(self, canvas: TableCanvas, sprite_to_patch: npt.NDArray[np.float64],
+                       sprite_size: tuple[int, int], origin: tuple[int, int],
+                       size: tuple[int, int]) -> tuple[FloatImage, FloatImage]:
+        """``cv2.remap`` maps that move each raised point of a patch (``size``, its top
+        left at canvas pixel ``origin``) to where the camera sees it on the table."""
+        w, h = size
+        rows, cols = np.mgrid[0:h, 0:w].astype(np.float32)
+        back = cv2.invertAffineTransform(sprite_to_patch)
+        su = back[0, 0] * cols + back[0, 1] * rows + back[0, 2]
+        sv = back[1, 0] * cols + back[1, 1] * rows + back[1, 2]
+        t = self.along((su + 0.5) / sprite_size[0], (sv + 0.5) / sprite_size[1])
+        z = np.clip(self.rise_mm * 4 * t * (1 - t), 0.0, None)
+        s = canvas.px_per_mm
+        x_mm = (cols + origin[0]) / s + canvas.x0
+        y_mm = canvas.y_top - (rows + origin[1]) / s
+        ex, ey, ez = self.eye_mm
+        lift = z / np.maximum(ez - z, 1.0)
+        # drawn at q = p + (p - eye) * lift; sampled back from q - (q - eye) * lift
+        return ((cols - (x_mm - ex) * lift * s).astype(np.float32),
+                (rows + (y_mm - ey) * lift * s).astype(np.float32))
+
+
 def stamp(canvas: TableCanvas, target: Image, obj: Placed, *,
           shadow: tuple[float, float, float] = (0.0, 0.0, 0.0),
           edge: float = 0.0, sprite: Image | None = None, sprite_px_per_mm: float = 0.0,
-          tint: float = 1.0) -> None:
+          tint: float = 1.0, bend: Bend | None = None) -> None:
     """Draw ``obj`` onto ``target`` (the canvas image), with its shadow.
 
     ``shadow`` is (dx_mm, dy_mm, strength) for an object 1 mm high; ``edge`` darkens the
-    outline (a card's cut edge).
+    outline (a card's cut edge); ``bend`` arches it off the table (cards).
     """
     if sprite is None:
         sprite, sprite_px_per_mm = _sprite(obj)
@@ -234,6 +296,9 @@ def stamp(canvas: TableCanvas, target: Image, obj: Placed, *,
         sprite = cv2.resize(sprite, (max(2, round(sprite.shape[1] * ratio)),
                                      max(2, round(sprite.shape[0] * ratio))),
                             interpolation=cv2.INTER_AREA)
+    if bend is not None:
+        lit = bend.lit(sprite)
+        sprite = np.dstack([np.clip(lit, 0, 255).astype(np.uint8), sprite[:, :, 3]])
     h, w = sprite.shape[:2]
     corners = canvas.to_pixels(obj.corners_mm())  # TL, TR, BR, BL
     source = np.float32([[-0.5, -0.5], [w - 0.5, -0.5], [-0.5, h - 0.5]])
@@ -242,7 +307,7 @@ def stamp(canvas: TableCanvas, target: Image, obj: Placed, *,
     lift = obj.height_mm
     offset = np.array([dx * lift * s, -dy * lift * s])
     blur = max(0.6, 0.8 * lift) * s
-    margin = int(abs(offset).max() + 3 * blur + 3)
+    margin = int(abs(offset).max() + 3 * blur + 3 + (bend.rise_mm * s if bend else 0))
     x0 = max(math.floor(corners[:, 0].min()) - margin, 0)
     y0 = max(math.floor(corners[:, 1].min()) - margin, 0)
     x1 = min(math.ceil(corners[:, 0].max()) + margin + 1, target.shape[1])
@@ -252,6 +317,11 @@ def stamp(canvas: TableCanvas, target: Image, obj: Placed, *,
     affine = cv2.getAffineTransform(source, destination - np.float32([x0, y0]))
     patch = cv2.warpAffine(sprite, affine, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    maps = None
+    if bend is not None:
+        maps = bend.sightline_maps(canvas, affine, (w, h), (x0, y0), (x1 - x0, y1 - y0))
+        patch = cv2.remap(patch, *maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                          borderValue=(0, 0, 0, 0))
     alpha = patch[:, :, 3].astype(np.float32) / 255.0
     roi = target[y0:y1, x0:x1].astype(np.float32)  # blend in float, only here
     if strength > 0:
@@ -265,6 +335,8 @@ def stamp(canvas: TableCanvas, target: Image, obj: Placed, *,
         line = np.zeros(alpha.shape, np.float32)
         points = np.round((corners - [x0, y0]) * 16).astype(np.int32)
         cv2.polylines(line, [points], True, 1.0, 1, cv2.LINE_AA, shift=4)
+        if maps is not None:
+            line = cv2.remap(line, *maps, cv2.INTER_LINEAR)
         roi *= (1.0 - edge * line)[..., None]
     target[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
 
@@ -316,6 +388,9 @@ class Renderer:
     px_per_mm: float | None = None
     surface_colour: tuple[int, int, int] | None = None  # a plain table instead of a texture
     shadows: bool = True
+    #: The share of cards arched off the table (``Bend``); 0 draws every card flat and
+    #: draws nothing more from the random stream.
+    bends: float = 0.0
     board_truth: list[dict[str, Any]] = field(default_factory=list)
     _base: TableCanvas | None = None
     _light: tuple[float, float] = (0.0, 0.0)
@@ -352,11 +427,16 @@ class Renderer:
         base = self._prepare()
         target = base.image.copy()
         lx, ly = self._light
+        eye = tuple(float(c) for c in self.camera.centre)
         for obj in scene.objects:
             height_shadow = (lx, ly, self._shadow_strength * (0.6 if obj.kind == "card" else 1))
+            tint = float(rng.uniform(0.93, 1.03)) if obj.kind == "card" else 1.0
+            bend = None
+            if obj.kind == "card" and self.bends > 0 and rng.random() < self.bends:
+                bend = Bend.random(rng, (eye[0], eye[1], eye[2]))
             stamp(base, target, obj, shadow=height_shadow,
                   edge=0.35 if obj.kind == "card" and self.shadows else 0.0,
-                  tint=float(rng.uniform(0.93, 1.03)) if obj.kind == "card" else 1.0)
+                  tint=tint, bend=bend)
         for hand in scene.hands:
             draw_hand(base, target, hand, rng, self._light)
         canvas = TableCanvas(target, base.px_per_mm, base.x0, base.y_top)

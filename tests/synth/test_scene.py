@@ -156,3 +156,54 @@ def test_printed_matter_is_page_sized_opaque_and_busy() -> None:
         assert 110 <= w_mm <= 260 and 140 <= h_mm <= 300
         assert (sprite[..., 3] == 255).all()
         assert sprite[..., :3].std() > 10
+
+
+def _topmost_bright_row(image: np.ndarray, column: float) -> int:
+    bright = np.nonzero(image[:, round(column)].astype(int).sum(axis=1) > 300)[0]
+    return int(bright.min())
+
+
+def _leftmost_bright_col(image: np.ndarray, row: float) -> int:
+    bright = np.nonzero(image[round(row)].astype(int).sum(axis=1) > 300)[0]
+    return int(bright.min())
+
+
+def test_a_bent_card_rises_where_the_camera_sees_it_and_keeps_its_resting_edges(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arched across its width, a card's long sides rest on the table (drawn where the
+    ground truth puts them) and its short sides' middles rise: the camera sees them where
+    the line of sight through the raised point meets the table."""
+    from synth import scene as scene_module
+
+    rise = 6.0
+    monkeypatch.setattr(scene_module.Bend, "random", classmethod(
+        lambda cls, rng, eye: cls(rise, False, 0.0, 0.0, 0.5, eye)))
+    camera = Camera.looking_at((0.0, 0.0), 300.0, tilt_deg=40.0, image_size=(960, 540))
+    one = Scene((card("c", "2S", DECK, (0.0, 0.0), 0.0),), ())
+    images = {}
+    for bends in (0.0, 1.0):
+        renderer = Renderer(camera, np.random.default_rng(1), CLEAN,
+                            surface_colour=(25, 25, 25), shadows=False, bends=bends)
+        images[bends] = renderer.render(one)[0]
+    eye = camera.centre
+    top = np.array([0.0, 44.0])  # the middle of the far short side, on the table
+    seen = top + (top - eye[:2]) * rise / (eye[2] - rise)
+    flat_px, seen_px = camera.project(top)[0], camera.project(seen)[0]
+    assert flat_px[1] - seen_px[1] >= 6  # far enough apart to tell
+    assert abs(_topmost_bright_row(images[0.0], flat_px[0]) - flat_px[1]) <= 1.5
+    assert abs(_topmost_bright_row(images[1.0], seen_px[0]) - seen_px[1]) <= 1.5
+    side = camera.project(np.array([-31.5, 0.0]))[0]  # a long side's middle, resting
+    for image in images.values():
+        assert abs(_leftmost_bright_col(image, side[1]) - side[0]) <= 1.5
+
+
+def test_flat_renders_draw_no_bend() -> None:
+    """``bends=0`` (the default, and all footage) draws nothing more from the stream."""
+    camera = random_camera(np.random.default_rng(2), target=(0.0, 0.0), view_mm=(300, 180),
+                           image_size=(480, 270))
+    one = Scene((card("c", "QH", DECK, (0.0, 0.0), 30.0),), ())
+    first = Renderer(camera, np.random.default_rng(4), CLEAN).render(one)[0]
+    again = Renderer(camera, np.random.default_rng(4), CLEAN, bends=0.0).render(one)[0]
+    bent = Renderer(camera, np.random.default_rng(4), CLEAN, bends=1.0).render(one)[0]
+    assert np.array_equal(first, again)
+    assert not np.array_equal(first, bent)
