@@ -388,8 +388,7 @@ class Renderer:
     px_per_mm: float | None = None
     surface_colour: tuple[int, int, int] | None = None  # a plain table instead of a texture
     shadows: bool = True
-    #: The share of cards arched off the table (``Bend``); 0 draws every card flat and
-    #: draws nothing more from the random stream.
+    #: The share of cards arched off the table (``Bend``); 0 draws every card flat.
     bends: float = 0.0
     board_truth: list[dict[str, Any]] = field(default_factory=list)
     _base: TableCanvas | None = None
@@ -421,6 +420,16 @@ class Renderer:
         self._base = canvas
         return canvas
 
+    def _bend(self, card_obj: Placed, eye: tuple[float, float, float]) -> Bend | None:
+        """Whether and how a card lies arched: drawn from a stream of the card's own (its
+        uid, code, place and turn), so the frame's stream, and every scene drawn after it,
+        stay as they are without bends; and a card keeps its bend from frame to frame."""
+        if self.bends <= 0:
+            return None
+        key = f"{card_obj.uid} {card_obj.label} {card_obj.center} {card_obj.angle_deg}"
+        own = np.random.default_rng(zlib.crc32(key.encode()))
+        return Bend.random(own, eye) if own.random() < self.bends else None
+
     def render(self, scene: Scene, *, per_frame_rng: np.random.Generator | None = None
                ) -> tuple[Image, Truth]:
         rng = per_frame_rng or self.rng
@@ -430,13 +439,11 @@ class Renderer:
         eye = tuple(float(c) for c in self.camera.centre)
         for obj in scene.objects:
             height_shadow = (lx, ly, self._shadow_strength * (0.6 if obj.kind == "card" else 1))
-            tint = float(rng.uniform(0.93, 1.03)) if obj.kind == "card" else 1.0
-            bend = None
-            if obj.kind == "card" and self.bends > 0 and rng.random() < self.bends:
-                bend = Bend.random(rng, (eye[0], eye[1], eye[2]))
+            bend = self._bend(obj, (eye[0], eye[1], eye[2])) if obj.kind == "card" else None
             stamp(base, target, obj, shadow=height_shadow,
                   edge=0.35 if obj.kind == "card" and self.shadows else 0.0,
-                  tint=tint, bend=bend)
+                  tint=float(rng.uniform(0.93, 1.03)) if obj.kind == "card" else 1.0,
+                  bend=bend)
         for hand in scene.hands:
             draw_hand(base, target, hand, rng, self._light)
         canvas = TableCanvas(target, base.px_per_mm, base.x0, base.y_top)

@@ -197,13 +197,17 @@ def test_a_bent_card_rises_where_the_camera_sees_it_and_keeps_its_resting_edges(
         assert abs(_leftmost_bright_col(image, side[1]) - side[0]) <= 1.5
 
 
-def test_flat_renders_draw_no_bend() -> None:
-    """``bends=0`` (the default, and all footage) draws nothing more from the stream."""
+def test_bends_leave_the_frames_stream_as_it_was() -> None:
+    """A card's bend comes from a stream of its own: the frame's stream (and so every scene
+    a benchmark draws after it) is the same with bends as without, and ``bends=0`` (the
+    default, and all footage) draws every card flat."""
     camera = random_camera(np.random.default_rng(2), target=(0.0, 0.0), view_mm=(300, 180),
                            image_size=(480, 270))
     one = Scene((card("c", "QH", DECK, (0.0, 0.0), 30.0),), ())
-    first = Renderer(camera, np.random.default_rng(4), CLEAN).render(one)[0]
-    again = Renderer(camera, np.random.default_rng(4), CLEAN, bends=0.0).render(one)[0]
-    bent = Renderer(camera, np.random.default_rng(4), CLEAN, bends=1.0).render(one)[0]
+    streams = {bends: np.random.default_rng(4) for bends in (None, 0.0, 1.0)}
+    first = Renderer(camera, streams[None], CLEAN).render(one)[0]
+    again = Renderer(camera, streams[0.0], CLEAN, bends=0.0).render(one)[0]
+    bent = Renderer(camera, streams[1.0], CLEAN, bends=1.0).render(one)[0]
     assert np.array_equal(first, again)
     assert not np.array_equal(first, bent)
+    assert streams[1.0].random() == streams[0.0].random() == streams[None].random()
