@@ -9,7 +9,7 @@ PACKAGES=(
   librsvg2-bin            # rsvg-convert: rasterise SVG artwork
   fonts-symbola           # piecepack suit glyphs
   fonts-dejavu-core       # labels
-  mate-backgrounds        # wood and cloth photos for table surfaces
+  mate-backgrounds        # wood and cloth photos for table surfaces; photos printed matter shows
   gnome-backgrounds
   gimp-data               # texture patterns
   # typefaces of the procedural deck designs (synth/procedural.py picks from fc-list, so

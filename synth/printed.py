@@ -5,7 +5,7 @@ Real print is what the detector mistook for cards (session 46: a flyer read as a
 joker, a portrait in a book, a game box), so it is drawn the way it is printed: body text in
 real typefaces (the procedural decks' own, from ``fc-list``), headlines, coloured bands and
 price badges, and photographs of people, animals and things from packages the project
-installs (scikit-image's sample photos, MATE's and GNOME's backgrounds) besides the table
+installs (scikit-image's sample photos, MATE's background photos and abstracts) besides the table
 textures. A photograph is often card-shaped, framed by a white margin: the hardest thing
 to tell from a card, so the detector must see many."""
 
@@ -28,16 +28,18 @@ from synth.surfaces import load_surface, surface_files
 Image = npt.NDArray[np.uint8]
 PRINT_PX_PER_MM: Final = 3.0  # printed matter is large: drawn below the sprite scale
 
-#: Photographs in the MATE and GNOME background packages (scripts/install-system-deps.sh).
+#: The MATE background package's photographs, and its abstracts (Flow, Gulp: graphics like
+#: a flyer's), from scripts/install-system-deps.sh.
 _PHOTO_DIRS: Final = (Path("/usr/share/backgrounds/mate/nature"),
                       Path("/usr/share/backgrounds/mate/abstract"))
 #: Pictures there that are no photograph: see-through drawings, which read as blank white.
 _NOT_PHOTOS: Final = ("Arc-Colors-Transparent-Wallpaper", "Silk", "Spring", "Waves")
 #: scikit-image's bundled sample photographs (the ``synth`` extra): people, a cat, a cup of
-#: coffee, a rocket, a motorcycle, coins, the moon, a galaxy field, a stained tissue.
+#: coffee, a rocket, a motorcycle, coins, the moon, a galaxy field, a retina, a stained
+#: tissue (not ``color.png``, a drawn colour wheel).
 _SKIMAGE_PHOTOS: Final = ("astronaut.png", "camera.png", "chelsea.png", "coffee.png",
                           "rocket.jpg", "motorcycle_left.png", "coins.png", "moon.png",
-                          "hubble_deep_field.jpg", "ihc.png", "retina.jpg", "color.png")
+                          "hubble_deep_field.jpg", "ihc.png", "retina.jpg")
 _WORDS: Final = (
     "the", "game", "shocked", "and", "news", "table", "cards", "play", "world", "report",
     "city", "new", "win", "best", "score", "home", "edition", "sale", "of", "to", "in", "a",
@@ -50,8 +52,8 @@ _SHOUTS: Final = ("SALE", "SAVE", "FRESH", "NEW", "FREE", "DEAL", "WIN", "OFFER"
 
 def photo_files() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """The photographs printed matter shows (those installed), in a fixed order:
-    scikit-image's sample photos, then the background packages' photographs. Each is drawn
-    as often as the table textures (``surface_files``) and the two together."""
+    scikit-image's sample photos, then MATE's backgrounds. A picture comes from the first
+    40% of the time, the second 40%, the table textures (``surface_files``) 20%."""
     return _photo_files()
 
 
@@ -74,10 +76,7 @@ def _photo_files() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
 
 @lru_cache(maxsize=12)
 def _photo(path: Path) -> Image | None:
-    image = load_surface(path)
-    if image is not None and image.ndim == 2:
-        image = np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), np.uint8)
-    return image
+    return load_surface(path)  # BGR, grey photos too (cv2.imread's default)
 
 
 @lru_cache(maxsize=1)
@@ -144,13 +143,18 @@ def _colour(rng: np.random.Generator, low: int = 0, high: int = 256) -> tuple[in
     return r, g, b
 
 
-def print_sprite(rng: np.random.Generator) -> Image:
+KINDS: Final = ("newspaper", "book", "flyer", "cover")
+
+
+def print_sprite(rng: np.random.Generator, kind: str | None = None) -> Image:
     """One piece of printed matter as an opaque BGRA sprite at ``PRINT_PX_PER_MM``,
     110-260 mm wide and 140-300 mm tall: a newspaper page, a book or magazine page, a
-    flyer, or a box or cover."""
+    flyer, or a box or cover (``kind``, drawn at random unless given; the stream's draws
+    are the same either way)."""
     px = PRINT_PX_PER_MM
     w, h = int(rng.uniform(110, 260) * px), int(rng.uniform(140, 300) * px)
-    kind = str(rng.choice(["newspaper", "book", "flyer", "cover"], p=[0.3, 0.25, 0.25, 0.2]))
+    drawn = str(rng.choice(KINDS, p=[0.3, 0.25, 0.25, 0.2]))
+    kind = kind or drawn
     fonts = _typefaces()
     text_face = fonts[int(rng.integers(len(fonts)))]
     display = fonts[int(rng.integers(len(fonts)))]
@@ -165,11 +169,14 @@ def print_sprite(rng: np.random.Generator) -> Image:
     blocks: list[tuple[int, int, int, int]] = []
 
     def place(pw: int, ph: int, x: int, y: int) -> None:
-        pw, ph = max(8, min(pw, w - x)), max(8, min(ph, h - y))
+        pw, ph = max(8, min(pw, w - x)), max(8, min(ph, h - y))  # a cover's may touch the edges
         image.paste(PILImage.fromarray(_picture(rng, pw, ph)[:, :, ::-1]), (x, y))
         blocks.append((x, y, x + pw, y + ph))
 
     def anywhere(pw: int, ph: int, top: int = 0, edge: int = 0) -> None:
+        # shrunk as a whole (its shape kept) to fit between the margins and below ``top``
+        fit = min(1.0, (w - 2 * edge) / max(pw, 1), (h - top - edge) / max(ph, 1))
+        pw, ph = max(8, int(pw * fit)), max(8, int(ph * fit))
         place(pw, ph, int(rng.integers(edge, max(edge + 1, w - pw - edge))),
               int(rng.integers(top, max(top + 1, h - ph - edge))))
 
@@ -183,11 +190,12 @@ def print_sprite(rng: np.random.Generator) -> Image:
     elif kind == "newspaper":
         for _ in range(int(rng.integers(0, 3))):
             pw = int(w * rng.uniform(0.3, 0.7))
-            anywhere(pw, int(pw * rng.uniform(0.55, 1.4)), top=int(30 * px), edge=margin)
+            # below the masthead (at most 20 mm of type, 1.4 line, a rule, the margin)
+            anywhere(pw, int(pw * rng.uniform(0.55, 1.4)), top=int(48 * px), edge=margin)
     elif kind == "book" and rng.random() < 0.7:  # a photograph, often card-shaped
         pw = int(w * rng.uniform(0.3, 0.65))
         anywhere(pw, int(pw * (rng.uniform(1.0, 1.6) if rng.random() < 0.6 else 0.7)),
-                 edge=margin)
+                 top=margin, edge=margin)
     elif kind == "flyer":  # photographs of goods
         for _ in range(int(rng.integers(1, 5))):
             pw = int(w * rng.uniform(0.25, 0.6))

@@ -224,9 +224,10 @@ class Bend:
     stay where the ground truth puts them. ``lengthwise``: the arch runs along the card's
     length (its short ends on the table, its long sides bowed), else across its width.
     Seen from ``eye_mm`` (the camera's centre, table mm) the raised middle is drawn where
-    its line of sight meets the table; its faces, turned to and from the light, shade from
-    ``1 + shade`` to ``1 - shade`` along the arch, with a highlight band of strength
-    ``gloss`` at ``gloss_at`` (0-1 along the arch)."""
+    its line of sight meets the table; its face shades from ``1 + shade`` to ``1 - shade``
+    along the arch (its two slopes lit unevenly; which one is lighter is drawn at random,
+    not from the renderer's light), with a highlight band of strength ``gloss`` at
+    ``gloss_at`` (0-1 along the arch). Its shadow is a flat card's."""
 
     rise_mm: float
     lengthwise: bool
@@ -261,22 +262,33 @@ class Bend:
                        sprite_size: tuple[int, int], origin: tuple[int, int],
                        size: tuple[int, int]) -> tuple[FloatImage, FloatImage]:
         """``cv2.remap`` maps that move each raised point of a patch (``size``, its top
-        left at canvas pixel ``origin``) to where the camera sees it on the table."""
+        left at canvas pixel ``origin``) to where the camera sees it on the table.
+
+        A point p at height z(p) is seen at q = p + (p - eye) z / (ez - z), so
+        p = q - (q - eye) z(p) / ez; the maps solve that for p by three fixed-point steps
+        (z is at most a few mm against a camera hundreds of mm up: they converge fast)."""
         w, h = size
         rows, cols = np.mgrid[0:h, 0:w].astype(np.float32)
         back = cv2.invertAffineTransform(sprite_to_patch)
-        su = back[0, 0] * cols + back[0, 1] * rows + back[0, 2]
-        sv = back[1, 0] * cols + back[1, 1] * rows + back[1, 2]
-        t = self.along((su + 0.5) / sprite_size[0], (sv + 0.5) / sprite_size[1])
-        z = np.clip(self.rise_mm * 4 * t * (1 - t), 0.0, None)
         s = canvas.px_per_mm
-        x_mm = (cols + origin[0]) / s + canvas.x0
-        y_mm = canvas.y_top - (rows + origin[1]) / s
         ex, ey, ez = self.eye_mm
-        lift = z / np.maximum(ez - z, 1.0)
-        # drawn at q = p + (p - eye) * lift; sampled back from q - (q - eye) * lift
-        return ((cols - (x_mm - ex) * lift * s).astype(np.float32),
-                (rows + (y_mm - ey) * lift * s).astype(np.float32))
+        qx = (cols + origin[0]) / s + canvas.x0 - ex  # q - eye, table mm
+        qy = canvas.y_top - (rows + origin[1]) / s - ey
+        src_cols, src_rows = cols, rows
+        for _ in range(3):
+            su = back[0, 0] * src_cols + back[0, 1] * src_rows + back[0, 2]
+            sv = back[1, 0] * src_cols + back[1, 1] * src_rows + back[1, 2]
+            t = self.along((su + 0.5) / sprite_size[0], (sv + 0.5) / sprite_size[1])
+            shrink = np.clip(self.rise_mm * 4 * t * (1 - t), 0.0, None) / ez
+            src_cols = cols - qx * shrink * s
+            src_rows = rows + qy * shrink * s
+        return src_cols.astype(np.float32), src_rows.astype(np.float32)
+
+    def reach_px(self, corners_mm: npt.NDArray[np.float64], px_per_mm: float) -> float:
+        """How far (canvas px) a raised point of a card with these corners can move."""
+        ex, ey, ez = self.eye_mm
+        far = float(np.hypot(corners_mm[:, 0] - ex, corners_mm[:, 1] - ey).max())
+        return far * self.rise_mm / max(ez - self.rise_mm, 1.0) * px_per_mm
 
 
 def stamp(canvas: TableCanvas, target: Image, obj: Placed, *,
@@ -307,7 +319,8 @@ def stamp(canvas: TableCanvas, target: Image, obj: Placed, *,
     lift = obj.height_mm
     offset = np.array([dx * lift * s, -dy * lift * s])
     blur = max(0.6, 0.8 * lift) * s
-    margin = int(abs(offset).max() + 3 * blur + 3 + (bend.rise_mm * s if bend else 0))
+    reach = bend.reach_px(obj.corners_mm(), s) if bend else 0.0
+    margin = int(abs(offset).max() + 3 * blur + 3 + reach)
     x0 = max(math.floor(corners[:, 0].min()) - margin, 0)
     y0 = max(math.floor(corners[:, 1].min()) - margin, 0)
     x1 = min(math.ceil(corners[:, 0].max()) + margin + 1, target.shape[1])

@@ -168,33 +168,50 @@ def _leftmost_bright_col(image: np.ndarray, row: float) -> int:
     return int(bright.min())
 
 
+@pytest.mark.parametrize(("yaw", "centre", "lengthwise"),
+                         [(0.0, (0.0, 0.0), False), (30.0, (40.0, 10.0), True)])
 def test_a_bent_card_rises_where_the_camera_sees_it_and_keeps_its_resting_edges(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Arched across its width, a card's long sides rest on the table (drawn where the
-    ground truth puts them) and its short sides' middles rise: the camera sees them where
-    the line of sight through the raised point meets the table."""
+        monkeypatch: pytest.MonkeyPatch, yaw: float, centre: tuple[float, float],
+        lengthwise: bool) -> None:
+    """Arched, a card rests on two opposite edges (drawn where the ground truth puts them)
+    and the middles of the other two rise: the camera sees them where the line of sight
+    through the raised point meets the table. Across its width the far short side's middle
+    rises (seen further up the picture); along its length, seen from a camera turned to
+    one side, the left long side's middle rises (seen moved sideways)."""
     from synth import scene as scene_module
 
     rise = 6.0
     monkeypatch.setattr(scene_module.Bend, "random", classmethod(
-        lambda cls, rng, eye: cls(rise, False, 0.0, 0.0, 0.5, eye)))
-    camera = Camera.looking_at((0.0, 0.0), 300.0, tilt_deg=40.0, image_size=(960, 540))
-    one = Scene((card("c", "2S", DECK, (0.0, 0.0), 0.0),), ())
+        lambda cls, rng, eye: cls(rise, lengthwise, 0.0, 0.0, 0.5, eye)))
+    camera = Camera.looking_at((0.0, 0.0), 300.0, tilt_deg=40.0, yaw_deg=yaw,
+                               image_size=(960, 540))
+    one = Scene((card("c", "2S", DECK, centre, 0.0),), ())
     images = {}
     for bends in (0.0, 1.0):
         renderer = Renderer(camera, np.random.default_rng(1), CLEAN,
                             surface_colour=(25, 25, 25), shadows=False, bends=bends)
         images[bends] = renderer.render(one)[0]
     eye = camera.centre
-    top = np.array([0.0, 44.0])  # the middle of the far short side, on the table
-    seen = top + (top - eye[:2]) * rise / (eye[2] - rise)
-    flat_px, seen_px = camera.project(top)[0], camera.project(seen)[0]
-    assert flat_px[1] - seen_px[1] >= 6  # far enough apart to tell
-    assert abs(_topmost_bright_row(images[0.0], flat_px[0]) - flat_px[1]) <= 1.5
-    assert abs(_topmost_bright_row(images[1.0], seen_px[0]) - seen_px[1]) <= 1.5
-    side = camera.project(np.array([-31.5, 0.0]))[0]  # a long side's middle, resting
+    top = np.array([centre[0], centre[1] + 44.0])  # the far short side's middle
+    left = np.array([centre[0] - 31.5, centre[1]])  # the left long side's middle
+    raised, resting = (left, top) if lengthwise else (top, left)
+    seen = raised + (raised - eye[:2]) * rise / (eye[2] - rise)
+    flat_px, seen_px = camera.project(raised)[0], camera.project(seen)[0]
+    rest_px = camera.project(resting)[0]
+
+    def edge_at(image: np.ndarray, point: np.ndarray, side_of_card: bool) -> float:
+        """Where the card's edge through ``point`` lies: its column (a long side, found
+        along the point's row) or its row (a short side, along the point's column)."""
+        if side_of_card:
+            return _leftmost_bright_col(image, point[1]) - point[0]
+        return _topmost_bright_row(image, point[0]) - point[1]
+
+    raised_is_side = lengthwise
+    assert float(np.linalg.norm(flat_px - seen_px)) >= 4  # far enough apart to tell
+    assert abs(edge_at(images[0.0], flat_px, raised_is_side)) <= 1.5
+    assert abs(edge_at(images[1.0], seen_px, raised_is_side)) <= 1.5
     for image in images.values():
-        assert abs(_leftmost_bright_col(image, side[1]) - side[0]) <= 1.5
+        assert abs(edge_at(image, rest_px, not raised_is_side)) <= 1.5
 
 
 def test_bends_leave_the_frames_stream_as_it_was() -> None:
