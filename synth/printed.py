@@ -149,8 +149,10 @@ KINDS: Final = ("newspaper", "book", "flyer", "cover")
 def print_sprite(rng: np.random.Generator, kind: str | None = None) -> Image:
     """One piece of printed matter as an opaque BGRA sprite at ``PRINT_PX_PER_MM``,
     110-260 mm wide and 140-300 mm tall: a newspaper page, a book or magazine page, a
-    flyer, or a box or cover (``kind``, drawn at random unless given; the stream's draws
-    are the same either way)."""
+    flyer, or a box or cover (``kind``, one of ``KINDS``; drawn at random unless given,
+    and drawn from the stream either way)."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"no printed matter of kind {kind!r}: one of {', '.join(KINDS)}")
     px = PRINT_PX_PER_MM
     w, h = int(rng.uniform(110, 260) * px), int(rng.uniform(140, 300) * px)
     drawn = str(rng.choice(KINDS, p=[0.3, 0.25, 0.25, 0.2]))
