@@ -50,15 +50,11 @@ _SHOUTS: Final = ("SALE", "SAVE", "FRESH", "NEW", "FREE", "DEAL", "WIN", "OFFER"
                   "TODAY", "ONLY", "OPEN", "BEST", "MENU", "NEWS", "GAMES", "KIDS")
 
 
+@lru_cache(maxsize=1)
 def photo_files() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """The photographs printed matter shows (those installed), in a fixed order:
     scikit-image's sample photos, then MATE's backgrounds. A picture comes from the first
     40% of the time, the second 40%, the table textures (``surface_files``) 20%."""
-    return _photo_files()
-
-
-@lru_cache(maxsize=1)
-def _photo_files() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     samples: list[Path] = []
     spec = importlib.util.find_spec("skimage")
     if spec is not None and spec.submodule_search_locations:

@@ -449,10 +449,10 @@ class Renderer:
         base = self._prepare()
         target = base.image.copy()
         lx, ly = self._light
-        eye = tuple(float(c) for c in self.camera.centre)
+        ex, ey, ez = (float(c) for c in self.camera.centre)  # bent cards' sight lines
         for obj in scene.objects:
             height_shadow = (lx, ly, self._shadow_strength * (0.6 if obj.kind == "card" else 1))
-            bend = self._bend(obj, (eye[0], eye[1], eye[2])) if obj.kind == "card" else None
+            bend = self._bend(obj, (ex, ey, ez)) if obj.kind == "card" else None
             stamp(base, target, obj, shadow=height_shadow,
                   edge=0.35 if obj.kind == "card" and self.shadows else 0.0,
                   tint=float(rng.uniform(0.93, 1.03)) if obj.kind == "card" else 1.0,
