@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,11 +17,11 @@ from tests.web.conftest import SAMPLES
 schemathesis = pytest.importorskip("schemathesis")
 
 
-def _app() -> FastAPI:
-    import tempfile
+ROOT = Path(tempfile.mkdtemp(prefix="referee-schema-"))
 
-    root = Path(tempfile.mkdtemp(prefix="referee-schema-"))
-    return create_app(ServerConfig(recordings=root / "recordings", calibrations=root,
+
+def _app() -> FastAPI:
+    return create_app(ServerConfig(recordings=ROOT / "recordings", calibrations=ROOT,
                                    samples=SAMPLES, max_upload_bytes=10_000))
 
 
@@ -31,6 +33,7 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 def _stop_games() -> Iterator[None]:
     yield
     app.state.dashboard.stop()
+    shutil.rmtree(ROOT, ignore_errors=True)  # the recordings the requests made
 
 
 @schema.parametrize()  # type: ignore[attr-defined]
