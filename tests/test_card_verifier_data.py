@@ -5,10 +5,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
+from shapely.geometry import Polygon
 
-from training.card_verifier_data import _best_iou, balance, mine
+from training.card_verifier_data import (
+    CARD_ASPECT,
+    CUT_ASPECT_JITTER,
+    CUT_TILT,
+    _best_iou,
+    balance,
+    card_shaped_quad,
+    mine,
+    printed_faces,
+)
 
 
 def _faces(folder: Path, count: int) -> None:
@@ -48,3 +59,32 @@ def test_mining_writes_faces_under_their_labels_and_records_what_it_made(
              for label in ("card", "not_card")}
     assert found == {"card": made["card"], "not_card": made["not_card"]}
     assert made["card"] >= 2  # one true card a scene at least
+
+
+def test_parts_cut_from_printed_matter_are_card_shaped_and_lie_in_the_picture() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        size = (int(rng.integers(120, 480)), int(rng.integers(120, 480)))
+        quad = card_shaped_quad(rng, size)
+        assert quad.shape == (4, 2)
+        assert (quad >= 0).all() and (quad[:, 0] <= size[0]).all() and (quad[:, 1] <= size[1]).all()
+        shape = Polygon(quad)
+        assert shape.is_valid and shape.convex_hull.area == pytest.approx(shape.area)
+        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+        short, long = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+        slack = CUT_ASPECT_JITTER + 3 * CUT_TILT
+        assert CARD_ASPECT * (1 - slack) <= short / long <= CARD_ASPECT * (1 + slack)
+
+
+def test_printed_faces_are_not_card_faces_with_something_printed_on_them(
+        tmp_path: Path) -> None:
+    assert printed_faces(tmp_path, "train", 6, seed=2) == 6
+    faces = sorted((tmp_path / "train" / "not_card").glob("*.png"))
+    assert len(faces) == 6
+    images = [cv2.imread(str(face)) for face in faces]
+    assert all(image.shape == (64, 64, 3) for image in images)
+    assert all(float(image.std()) > 3.0 for image in images)  # not one flat colour
+    assert len({image.tobytes() for image in images}) == 6
+    printed_faces(tmp_path / "again", "train", 6, seed=2)  # a seed makes the same faces
+    again = sorted((tmp_path / "again" / "train" / "not_card").glob("*.png"))
+    assert [face.read_bytes() for face in again] == [face.read_bytes() for face in faces]

@@ -14,6 +14,13 @@ faces of up to ``--truth-per-scene`` true cards at least 40% visible, cut from t
 corners, so that designs and backs the detector happened to outline well are not all the
 verifier sees of cards.
 
+Real tables hold far more printed matter than rendered scenes do (flyers, postcards, book
+pages, boxes), and the detector outlines some of it as a card, so ``--printed N`` adds N
+``not_card`` faces (``N // 5`` more to ``val/``) cut from ``synth.printed`` sprites, the
+renderer's printed matter, lying on a table surface and seen under the renderer's
+photometry: half the piece outlined whole (a few mm off, as a detector's box is), half a
+card-shaped part of it.
+
 Rendered scenes hold far fewer card-like things than cards, so ``--balance`` makes a set
 (hard links, no copies) with at most ``--cards-per-not-card`` cards for each ``not_card``
 face of each split, drawn at random.
@@ -35,8 +42,10 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 from referee.detection.crops import face_crop
 from referee.detection.detect import detect, load_detector, load_identifier
 from referee.detection.outlines import quad_iou
+from synth import effects, printed
 from synth.decks import Split
 from synth.random_scenes import random_scene
+from synth.surfaces import table_surface
 
 #: Frame sizes the scenes are rendered at, in turn: a 720p and a 540p webcam, a phone photo.
 SIZES = ((1280, 720), (960, 540), (504, 672))
@@ -88,6 +97,63 @@ def mine(out: Path, split: Split, scenes: int, seed: int, truth_per_scene: int,
     return counts
 
 
+#: A card is 63 x 88 mm; the parts cut from printed matter are that shape give or take
+#: CUT_ASPECT_JITTER, and each corner moves by up to CUT_TILT of the part's short side.
+CARD_ASPECT, CUT_ASPECT_JITTER, CUT_TILT = 63 / 88, 0.15, 0.06
+#: How long (pixels) the printed piece's long side is in the picture: a webcam's view to a
+#: phone's close-up.
+PRINTED_LONG_SIDE_PX = (120, 480)
+
+
+def card_shaped_quad(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """Four corners (pixels) of a card-shaped quad lying wholly inside an image of ``size``."""
+    width, height = size
+    long_side = rng.uniform(0.35, 0.95) * min(width, height)
+    short = long_side * CARD_ASPECT * rng.uniform(1 - CUT_ASPECT_JITTER, 1 + CUT_ASPECT_JITTER)
+    angle = np.radians(rng.uniform(0, 180))
+    axes = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+    unit = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) / 2
+    quad = (unit * (short, long_side)) @ axes
+    quad += rng.uniform(-CUT_TILT, CUT_TILT, (4, 2)) * short
+    reach = np.abs(quad).max(axis=0)
+    # turned, a long quad may not fit: it is made smaller until it does
+    fit = min(1.0, (width / 2 - 1) / reach[0], (height / 2 - 1) / reach[1])
+    quad, reach = quad * fit, reach * fit
+    centre = [rng.uniform(reach[0], max(reach[0], width - reach[0])),
+              rng.uniform(reach[1], max(reach[1], height - reach[1]))]
+    return np.asarray(quad + centre, np.float64)
+
+
+def printed_face(rng: np.random.Generator) -> np.ndarray:
+    """One ``not_card`` face: a piece of printed matter on a table, outlined whole or in a
+    card-shaped part, cut as ``face_crop`` cuts a card."""
+    sprite = printed.print_sprite(np.random.default_rng(int(rng.integers(2**63))))[:, :, :3]
+    scale = rng.uniform(*PRINTED_LONG_SIDE_PX) / max(sprite.shape[:2])
+    piece = cv2.resize(sprite, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    h, w = piece.shape[:2]
+    pad = max(8, int(0.2 * max(w, h)))
+    image = table_surface(rng, (w + 2 * pad, h + 2 * pad), printed.PRINT_PX_PER_MM * scale)
+    image[pad:pad + h, pad:pad + w] = piece
+    if rng.random() < 0.5:  # the whole piece, its corners a little off
+        quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+        quad += rng.normal(0, 0.02 * min(w, h), (4, 2))
+        quad = np.roll(quad, int(rng.integers(4)), axis=0)
+    else:
+        quad = card_shaped_quad(rng, (w, h))
+    image = effects.apply(image, effects.Photometry.random(rng), rng)
+    return face_crop(image, quad + pad)
+
+
+def printed_faces(out: Path, folder: str, count: int, seed: int) -> int:
+    """``count`` ``not_card`` faces of printed matter (``printed_face``) into ``out/folder``."""
+    rng = np.random.default_rng(seed)
+    target = out / folder / "not_card"
+    target.mkdir(parents=True, exist_ok=True)
+    for number in tqdm(range(count), desc=f"{folder} printed faces", unit="face"):
+        cv2.imwrite(str(target / f"printed{seed}_{number}.png"), printed_face(rng))
+    return count
+
+
 def balance(source: Path, out: Path, ratio: float, seed: int) -> dict[str, dict[str, int]]:
     """``source``'s faces with at most ``ratio`` cards per not_card face in each split."""
     rng = np.random.default_rng(seed)
@@ -118,6 +184,9 @@ def main() -> None:
     parser.add_argument("--val-scenes", type=int, default=400, help="validation-design scenes")
     parser.add_argument("--seed", type=int, default=41)
     parser.add_argument("--truth-per-scene", type=int, default=2)
+    parser.add_argument("--printed", type=int, default=0, metavar="N",
+                        help="add N not_card faces of printed matter (synth.printed; N // 5 "
+                        "more to val/) and mine no scenes")
     parser.add_argument("--covered-kinds", action="store_true",
                         help="scenes with stacks, overlapping rows and things lying on cards "
                         "(random_scene's covered_kinds and overlapping_rows)")
@@ -126,6 +195,12 @@ def main() -> None:
         print(json.dumps(balance(args.balance, args.out, args.cards_per_not_card, args.seed)))
         return
     started = time.perf_counter()
+    if args.printed:
+        made_printed = {"train": printed_faces(args.out, "train", args.printed, args.seed),
+                        "val": printed_faces(args.out, "val", args.printed // 5, args.seed + 1)}
+        print(json.dumps({"printed": made_printed,
+                          "seconds": round(time.perf_counter() - started)}))
+        return
     runs: tuple[tuple[Split, int], ...] = (("train", args.scenes), ("val", args.val_scenes))
     made = {split: mine(args.out, split, count, args.seed + offset, args.truth_per_scene,
                         args.covered_kinds)
