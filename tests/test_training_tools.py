@@ -83,3 +83,17 @@ def test_the_rebuilt_checkpoint_computes_what_the_onnx_file_does(tmp_path: Path)
         paths.append(path)
     _, worst = rebuild(MODELS / "card_detector.onnx", paths, 480)
     assert worst < 0.01
+
+
+def test_a_blend_weighs_the_two_checkpoints_and_keeps_the_second_ones_counters() -> None:
+    torch = pytest.importorskip("torch")
+    from training.detector_blend import blended
+
+    a = {"w": torch.tensor([0.0, 10.0]), "n": torch.tensor(5)}
+    b = {"w": torch.tensor([1.0, 20.0]), "n": torch.tensor(7)}
+    mixed = blended(a, b, 0.3)
+    assert mixed["w"].tolist() == pytest.approx([0.3, 13.0])
+    assert mixed["n"].item() == 7  # a counter, not a weight
+    assert blended(a, b, 0.0)["w"].tolist() == [0.0, 10.0]
+    with pytest.raises(ValueError, match="not the same network"):
+        blended(a, {"w": b["w"]}, 0.5)
