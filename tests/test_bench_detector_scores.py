@@ -35,3 +35,12 @@ def test_the_table_counts_labels_found_and_stray_boxes_at_each_threshold() -> No
     assert by[0.25] == {"threshold": 0.25, "labels_found_pct": 50.0, "boxes_on_no_label": 1}
     assert by[0.5] == {"threshold": 0.5, "labels_found_pct": 25.0, "boxes_on_no_label": 1}
     assert [row["threshold"] for row in rows] == list(detector_scores.THRESHOLDS)
+
+
+def test_a_box_on_a_strip_lies_on_a_label_and_a_score_at_a_threshold_counts() -> None:
+    nine, ten = [159.0, 112.0, 345.0, 366.0], [80.0, 114.0, 163.0, 357.0]  # ten: a strip
+    found, stray = detector_scores.scores_of([nine, ten], [([80.0, 114.0, 163.0, 357.0], 0.7)])
+    assert found == [0.0] and stray == []  # the strip's own box: no find, and not stray
+    rows = detector_scores.table([0.25], [0.25])
+    assert rows[4] == {"threshold": 0.25, "labels_found_pct": 100.0, "boxes_on_no_label": 1}
+    assert rows[5]["labels_found_pct"] == 0.0 and rows[5]["boxes_on_no_label"] == 0
