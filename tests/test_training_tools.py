@@ -97,3 +97,5 @@ def test_a_blend_weighs_the_two_checkpoints_and_keeps_the_second_ones_counters()
     assert blended(a, b, 0.0)["w"].tolist() == [0.0, 10.0]
     with pytest.raises(ValueError, match="not the same network"):
         blended(a, {"w": b["w"]}, 0.5)
+    with pytest.raises(ValueError, match="not the same network"):
+        blended(a, {"w": torch.tensor([1.0, 2.0, 3.0]), "n": b["n"]}, 0.5)

@@ -1,7 +1,7 @@
 """Blend two card detector checkpoints weight by weight, and export the blend as the product
 runs a detector.
 
-    python -m training.detector_blend /tmp/card_detector_v6.pt /tmp/s47/det47.pt 0.3 \\
+    python -m training.detector_blend /tmp/s46/card_detector_v6.pt /tmp/s47/det47.pt 0.3 \\
         --out /tmp/s48/soup47_30
 
 Every floating-point tensor of the blend (weights, biases, the batch normalisations'
@@ -17,7 +17,6 @@ Training-only: needs torch and ultralytics (the ``train`` extra).
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 from pathlib import Path
@@ -28,8 +27,9 @@ from training.card_detector import MODELS
 
 def blended(a: dict[str, Any], b: dict[str, Any], alpha: float) -> dict[str, Any]:
     """State dicts ``a`` and ``b`` (the same keys and shapes) blended: ``(1 - alpha) * a +
-    alpha * b`` for floating-point tensors, ``b``'s for the rest (counters)."""
-    if a.keys() != b.keys():
+    alpha * b`` for floating-point tensors (in float32, whatever they were), ``b``'s for
+    the rest (counters)."""
+    if a.keys() != b.keys() or any(a[key].shape != b[key].shape for key in b):
         raise ValueError("the two checkpoints are not the same network")
     return {key: a[key].float() * (1 - alpha) + b[key].float() * alpha
             if b[key].is_floating_point() else b[key] for key in b}
@@ -55,10 +55,10 @@ def main() -> None:
     second = torch.load(args.b, weights_only=False, map_location="cpu")
     mixed = blended(first["model"].float().state_dict(), second["model"].float().state_dict(),
                     args.alpha)
-    out = copy.deepcopy(second)
-    out["model"] = second["model"].float()
-    out["model"].load_state_dict(mixed)
-    out["model"] = out["model"].half()
+    model = second["model"].float()
+    model.load_state_dict(mixed)
+    # no EMA: ultralytics would load a checkpoint's averaged weights instead of the blend
+    out = {**second, "model": model.half(), "ema": None}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     checkpoint = args.out.with_suffix(".pt")
     torch.save(out, checkpoint)
