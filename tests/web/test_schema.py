@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -18,6 +19,8 @@ schemathesis = pytest.importorskip("schemathesis")
 
 
 ROOT = Path(tempfile.mkdtemp(prefix="referee-schema-"))
+# made when the module is collected, so removed when the run ends whatever runs of it
+atexit.register(shutil.rmtree, ROOT, True)
 
 
 def _app() -> FastAPI:
@@ -33,7 +36,6 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 def _stop_games() -> Iterator[None]:
     yield
     app.state.dashboard.stop()
-    shutil.rmtree(ROOT, ignore_errors=True)  # the recordings the requests made
 
 
 @schema.parametrize()  # type: ignore[attr-defined]
