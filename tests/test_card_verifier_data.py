@@ -19,6 +19,7 @@ from training.card_verifier_data import (
     card_shaped_quad,
     mine,
     printed_faces,
+    printed_scene,
 )
 
 
@@ -88,3 +89,16 @@ def test_printed_faces_are_not_card_faces_with_something_printed_on_them(
     printed_faces(tmp_path / "again", "train", 6, seed=2)  # a seed makes the same faces
     again = sorted((tmp_path / "again" / "train" / "not_card").glob("*.png"))
     assert [face.read_bytes() for face in again] == [face.read_bytes() for face in faces]
+
+
+def test_printed_matter_is_outlined_on_the_piece_whole_or_in_a_part() -> None:
+    rng = np.random.default_rng(11)
+    shares = []
+    for _ in range(16):
+        image, quad, (x0, y0, x1, y1) = printed_scene(rng)
+        assert image.shape[0] > y1 and image.shape[1] > x1  # the table shows round it
+        slack = 0.1 * min(x1 - x0, y1 - y0)  # a whole piece's corners are a little off
+        assert (quad[:, 0] >= x0 - slack).all() and (quad[:, 0] <= x1 + slack).all()
+        assert (quad[:, 1] >= y0 - slack).all() and (quad[:, 1] <= y1 + slack).all()
+        shares.append(Polygon(quad).area / ((x1 - x0) * (y1 - y0)))
+    assert max(shares) > 0.85 and min(shares) < 0.6  # the whole piece, and a part of it

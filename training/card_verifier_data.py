@@ -127,6 +127,14 @@ def card_shaped_quad(rng: np.random.Generator, size: tuple[int, int]) -> np.ndar
 def printed_face(rng: np.random.Generator) -> np.ndarray:
     """One ``not_card`` face: a piece of printed matter on a table, outlined whole or in a
     card-shaped part, cut as ``face_crop`` cuts a card."""
+    image, quad, _piece = printed_scene(rng)
+    return face_crop(image, quad)
+
+
+def printed_scene(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """A piece of printed matter lying on a table under the renderer's photometry, the
+    outline ``printed_face`` cuts (four corners, pixels) and where the piece lies (x0, y0,
+    x1, y1)."""
     sprite = printed.print_sprite(np.random.default_rng(int(rng.integers(2**63))))[:, :, :3]
     scale = rng.uniform(*PRINTED_LONG_SIDE_PX) / max(sprite.shape[:2])
     piece = cv2.resize(sprite, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -141,7 +149,7 @@ def printed_face(rng: np.random.Generator) -> np.ndarray:
     else:
         quad = card_shaped_quad(rng, (w, h))
     image = effects.apply(image, effects.Photometry.random(rng), rng)
-    return face_crop(image, quad + pad)
+    return image, quad + pad, (pad, pad, pad + w, pad + h)
 
 
 def printed_faces(out: Path, folder: str, count: int, seed: int) -> int:
