@@ -102,3 +102,19 @@ def test_printed_matter_is_outlined_on_the_piece_whole_or_in_a_part() -> None:
         assert (quad[:, 1] >= y0 - slack).all() and (quad[:, 1] <= y1 + slack).all()
         shares.append(Polygon(quad).area / ((x1 - x0) * (y1 - y0)))
     assert max(shares) > 0.85 and min(shares) < 0.6  # the whole piece, and a part of it
+
+
+
+def test_printed_matter_is_seen_under_the_renderers_photometry(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from training import card_verifier_data
+
+    given: list[np.ndarray] = []
+
+    def photometry(image: np.ndarray, p: object, rng: np.random.Generator) -> np.ndarray:
+        given.append(np.asarray(255 - image, np.uint8))  # a change the test can tell
+        return given[-1]
+
+    monkeypatch.setattr(card_verifier_data.effects, "apply", photometry)
+    image, _quad, _piece = printed_scene(np.random.default_rng(5))
+    assert len(given) == 1 and image is given[0]  # the whole picture, once, as it came out
