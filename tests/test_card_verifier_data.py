@@ -117,4 +117,4 @@ def test_printed_matter_is_seen_under_the_renderers_photometry(
 
     monkeypatch.setattr(card_verifier_data.effects, "apply", photometry)
     image, _quad, _piece = printed_scene(np.random.default_rng(5))
-    assert len(given) == 1 and image is given[0]  # the whole picture, once, as it came out
+    assert len(given) == 1 and image is given[0]  # once, and what it gave is returned
