@@ -142,6 +142,12 @@ def _colour(rng: np.random.Generator, low: int = 0, high: int = 256) -> tuple[in
 KINDS: Final = ("newspaper", "book", "flyer", "cover")
 
 
+def print_sprite_apart(rng: np.random.Generator) -> Image:
+    """A ``print_sprite`` drawn from a stream of its own, seeded by one draw of ``rng``: how
+    printed matter is drawn does not change what ``rng`` draws after it (session 47)."""
+    return print_sprite(np.random.default_rng(int(rng.integers(2**63))))
+
+
 def print_sprite(rng: np.random.Generator, kind: str | None = None) -> Image:
     """One piece of printed matter as an opaque BGRA sprite at ``PRINT_PX_PER_MM``,
     110-260 mm wide and 140-300 mm tall: a newspaper page, a book or magazine page, a

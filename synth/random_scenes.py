@@ -26,10 +26,9 @@ from synth.pieces import (
     SPRITE_PX_PER_MM,
     SUIT_GLYPHS,
     TOKEN_MM,
-    Image,
     distractor_sprite,
 )
-from synth.printed import PRINT_PX_PER_MM, print_sprite
+from synth.printed import PRINT_PX_PER_MM, print_sprite_apart
 from synth.procedural import is_procedural
 from synth.scene import BoardPainter, Placed, Renderer, Scene, card
 
@@ -181,7 +180,7 @@ def _on_cards(rng: np.random.Generator, cards: list[Placed], close: bool) -> lis
     for k in range(int(rng.integers(1, 3))):
         target = cards[int(rng.integers(len(cards)))]
         printed = rng.random() < 0.5
-        sprite = _print(rng) if printed else distractor_sprite(rng)
+        sprite = print_sprite_apart(rng) if printed else distractor_sprite(rng)
         per_mm = PRINT_PX_PER_MM if printed else SPRITE_PX_PER_MM
         size = (sprite.shape[1] / per_mm, sprite.shape[0] / per_mm)
         # Turned to face the card, its near edge crosses the card near its centre: it
@@ -196,14 +195,8 @@ def _on_cards(rng: np.random.Generator, cards: list[Placed], close: bool) -> lis
     return things
 
 
-def _print(rng: np.random.Generator) -> Image:
-    """A piece of printed matter drawn from a stream of its own, seeded by one draw: how
-    printed matter is drawn does not change the scenes drawn after it (session 47)."""
-    return print_sprite(np.random.default_rng(int(rng.integers(2**63))))
-
-
 def _printed(rng: np.random.Generator, uid: str, reach: float) -> Placed:
-    sprite = _print(rng)
+    sprite = print_sprite_apart(rng)
     size = (sprite.shape[1] / PRINT_PX_PER_MM, sprite.shape[0] / PRINT_PX_PER_MM)
     centre = (float(rng.uniform(-reach, reach)), float(rng.uniform(-reach, reach) * 0.7))
     return Placed(uid, "distractor", "thing", centre, float(rng.uniform(0, 360)), size,

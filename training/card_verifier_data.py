@@ -135,7 +135,7 @@ def printed_scene(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, tup
     """A piece of printed matter lying on a table under the renderer's photometry, the
     outline ``printed_face`` cuts (four corners, pixels) and where the piece lies (x0, y0,
     x1, y1)."""
-    sprite = printed.print_sprite(np.random.default_rng(int(rng.integers(2**63))))[:, :, :3]
+    sprite = printed.print_sprite_apart(rng)[:, :, :3]
     scale = rng.uniform(*PRINTED_LONG_SIDE_PX) / max(sprite.shape[:2])
     piece = cv2.resize(sprite, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     h, w = piece.shape[:2]

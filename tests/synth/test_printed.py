@@ -91,5 +91,7 @@ def test_how_printed_matter_is_drawn_leaves_the_scenes_as_they_are(
         rng.random(1000)
         return np.full((300, 400, 4), 255, np.uint8)
 
-    monkeypatch.setattr(scenes, "print_sprite", greedy)
+    import synth.printed as printed
+
+    monkeypatch.setattr(printed, "print_sprite", greedy)
     assert [two_scenes(seed) for seed in seeds] == before
