@@ -25,3 +25,19 @@ def test_a_frame_size_is_read_as_width_by_height() -> None:
 def test_a_card_s_width_is_its_shortest_side() -> None:
     corners = np.array([[0.0, 0.0], [63.0, 0.0], [63.0, 88.0], [0.0, 88.0]])
     assert min(detect_scenes._sides(corners)) == pytest.approx(63.0)
+
+
+def test_face_down_cards_are_counted_apart_by_how_much_shows() -> None:
+    def row(truth: str, visible: float, found: bool) -> dict[str, object]:
+        return {"scene": 0, "deck": "d", "truth": truth, "visible": visible,
+                "width_px": 90.0, "found": found, "iou": "", "read": ""}
+
+    rows = [row("back", 1.0, True), row("back", 0.99, False), row("back", 0.98, True),
+            row("back", 0.4, False), row("back", 0.39, True), row("7H", 1.0, False)]
+    assert detect_scenes.face_down(rows) == {
+        "fully_visible": {"cards": 2, "found_pct": 50.0},  # 0.98 is not fully visible
+        "at_least_40pct_visible": {"cards": 4, "found_pct": 50.0},  # 0.39 is too little
+    }
+    # none lying face down: no share to give, and no division by nothing
+    assert detect_scenes.face_down([row("7H", 1.0, True)])["fully_visible"] == {
+        "cards": 0, "found_pct": 0.0}
