@@ -69,15 +69,15 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def face_down(rows: list[dict[str, object]]) -> dict[str, object]:
-    """Of the counted cards lying face down (``rows``: the rows ``--csv`` writes, before they
-    are written), those fully visible and those at least 40% visible: how many, and the
-    share found. A held-out design's back is a pattern no model saw, and the figures over
-    all cards hide it (session 49: 31% of the fully visible ones found, against 92% of all
-    fully visible cards)."""
+    """Of the counted cards lying face down (``rows``: the rows ``--csv`` writes, or reads
+    of them, whose values are text), those fully visible and those at least 40% visible:
+    how many, and the share found. A held-out design's back is a pattern no model saw, and
+    the figures over all cards hide it (session 49: 31% of the fully visible ones found,
+    against 92% of all fully visible cards)."""
     def share(least: float) -> dict[str, float]:
         backs = [row for row in rows
                  if row["truth"] == BACK_CODE and float(row["visible"]) >= least]
-        found = sum(bool(row["found"]) for row in backs)
+        found = sum(str(row["found"]) == "True" for row in backs)
         return {"cards": len(backs), "found_pct": round(100 * found / max(len(backs), 1), 1)}
 
     return {"fully_visible": share(FULLY_VISIBLE), "at_least_40pct_visible": share(SEEN)}

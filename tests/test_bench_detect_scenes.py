@@ -32,12 +32,16 @@ def test_face_down_cards_are_counted_apart_by_how_much_shows() -> None:
         return {"scene": 0, "deck": "d", "truth": truth, "visible": visible,
                 "width_px": 90.0, "found": found, "iou": "", "read": ""}
 
-    rows = [row("back", 1.0, True), row("back", 0.99, False), row("back", 0.98, True),
-            row("back", 0.4, False), row("back", 0.39, True), row("7H", 1.0, False)]
+    rows = [row("back", 1.0, True), row("back", 1.0, True), row("back", 0.99, False),
+            row("back", 0.98, True), row("back", 0.4, False), row("back", 0.39, True),
+            row("7H", 1.0, False)]
     assert detect_scenes.face_down(rows) == {
-        "fully_visible": {"cards": 2, "found_pct": 50.0},  # 0.98 is not fully visible
-        "at_least_40pct_visible": {"cards": 4, "found_pct": 50.0},  # 0.39 is too little
+        "fully_visible": {"cards": 3, "found_pct": 66.7},  # 0.98 is not fully visible
+        "at_least_40pct_visible": {"cards": 5, "found_pct": 60.0},  # 0.39 is too little
     }
+    # rows read back from the CSV say found as text: "False" is not found
+    text = [{**r, "found": str(r["found"]), "visible": str(r["visible"])} for r in rows]
+    assert detect_scenes.face_down(text) == detect_scenes.face_down(rows)
     # none lying face down: no share to give, and no division by nothing
     assert detect_scenes.face_down([row("7H", 1.0, True)])["fully_visible"] == {
         "cards": 0, "found_pct": 0.0}
