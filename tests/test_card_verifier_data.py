@@ -11,10 +11,13 @@ import pytest
 from shapely.geometry import Polygon
 
 from training.card_verifier_data import (
+    BACK_DESIGNS,
     CARD_ASPECT,
     CUT_ASPECT_JITTER,
     CUT_TILT,
     _best_iou,
+    back_faces,
+    back_scene,
     balance,
     card_shaped_quad,
     mine,
@@ -118,3 +121,45 @@ def test_printed_matter_is_seen_under_the_renderers_photometry(
     monkeypatch.setattr(card_verifier_data.effects, "apply", photometry)
     image, _quad, _piece = printed_scene(np.random.default_rng(5))
     assert len(given) == 1 and image is given[0]  # once, and what it gave is returned
+
+
+def test_backs_are_card_faces_of_designs_set_apart_for_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import synth.scene
+
+    assert not set(BACK_DESIGNS["train"]) & set(BACK_DESIGNS["val"])
+    assert min(BACK_DESIGNS["train"]) >= 96  # the procedural designs the models train on
+    drawn: list[str] = []
+    art = synth.scene.card_art
+
+    def recorded(deck: str, code: str) -> np.ndarray:
+        drawn.append(f"{deck} {code}")
+        return art(deck, code)
+
+    monkeypatch.setattr(synth.scene, "card_art", recorded)
+    assert back_faces(tmp_path, "val", 4, seed=3) == 4
+    assert all(d.endswith(" back") and int(d[5:8]) in BACK_DESIGNS["val"] for d in drawn)
+    faces = sorted((tmp_path / "val" / "card").glob("*.png"))
+    images = [cv2.imread(str(face)) for face in faces]
+    assert len(images) == 4 and all(image.shape == (64, 64, 3) for image in images)
+    assert len({image.tobytes() for image in images}) == 4
+    back_faces(tmp_path / "again", "val", 4, seed=3)  # a seed makes the same faces
+    again = sorted((tmp_path / "again" / "val" / "card").glob("*.png"))
+    assert [face.read_bytes() for face in again] == [face.read_bytes() for face in faces]
+
+
+def test_a_back_is_outlined_loosely_where_it_lies(monkeypatch: pytest.MonkeyPatch) -> None:
+    from training import card_verifier_data
+
+    # a black table and no photometry: the card is what is not black
+    monkeypatch.setattr(card_verifier_data, "table_surface",
+                        lambda rng, size, px: np.zeros((size[1], size[0], 3), np.uint8))
+    monkeypatch.setattr(card_verifier_data.effects, "apply", lambda image, p, rng: image)
+    rng = np.random.default_rng(8)
+    for _ in range(6):
+        image, quad = back_scene(rng, BACK_DESIGNS["train"])
+        card = cv2.findNonZero((image.max(axis=2) > 0).astype(np.uint8))
+        true = Polygon(cv2.boxPoints(cv2.minAreaRect(card)))
+        drawn = Polygon(quad)
+        iou = true.intersection(drawn).area / true.union(drawn).area
+        assert 0.75 < iou < 0.995  # on the card, a few pixels off (a detector's loose box)

@@ -21,6 +21,12 @@ renderer's printed matter, lying on a table surface and seen under the renderer'
 photometry: half the piece outlined whole (a few mm off, as a detector's box is), half a
 card-shaped part of it.
 
+A design's back is a pattern the verifier must take for a card even unseen, and a
+detector's box round an unseen one is loose, so ``--backs N`` adds N ``card`` faces
+(``N // 5`` more to ``val/``) of backs of procedural designs no other model trains on
+(``BACK_DESIGNS``), each lying turned on a table surface under the renderer's photometry
+and outlined a few pixels off.
+
 Rendered scenes hold far fewer card-like things than cards, so ``--balance`` makes a set
 (hard links, no copies) with at most ``--cards-per-not-card`` cards for each ``not_card``
 face of each split, drawn at random.
@@ -162,6 +168,47 @@ def printed_faces(out: Path, folder: str, count: int, seed: int) -> int:
     return count
 
 
+#: Procedural designs whose backs ``--backs`` draws: designs no model trains on otherwise
+#: (the training split holds proc:00-95), the first part for ``train/``, the rest for ``val/``.
+BACK_DESIGNS = {"train": range(100, 800), "val": range(800, 1000)}
+#: How far (a share of the card's short side) each corner of the outline around a back lies
+#: off the card's: a detector's box round a design it never saw is loose.
+BACK_OUTLINE_OFF = 0.04
+
+
+def back_scene(rng: np.random.Generator, designs: range) -> tuple[np.ndarray, np.ndarray]:
+    """A face-down card of one of ``designs`` (procedural) lying on a table, turned at
+    random, under the renderer's photometry, and a loose outline of it (four corners)."""
+    from synth.scene import card_art
+
+    art = card_art(f"proc:{int(rng.choice(designs))}", "back")
+    scale = rng.uniform(*PRINTED_LONG_SIDE_PX) / max(art.shape[:2])
+    sprite = cv2.resize(art, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    h, w = sprite.shape[:2]
+    side = int(np.hypot(w, h)) + 2 * max(8, int(0.2 * max(w, h)))
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), float(rng.uniform(0, 360)), 1.0)
+    turn[:, 2] += (side - w) / 2, (side - h) / 2
+    turned = cv2.warpAffine(sprite, turn, (side, side), flags=cv2.INTER_LINEAR)
+    alpha = (turned[:, :, 3:4].astype(np.float32) / 255) if turned.shape[2] == 4 else 1.0
+    image = table_surface(rng, (side, side), printed.PRINT_PX_PER_MM * scale)
+    image = (turned[:, :, :3] * alpha + image * (1 - alpha)).astype(np.uint8)
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    quad = corners @ turn[:, :2].T + turn[:, 2]
+    quad += rng.normal(0, BACK_OUTLINE_OFF * min(w, h), (4, 2))
+    return effects.apply(image, effects.Photometry.random(rng), rng), quad
+
+
+def back_faces(out: Path, folder: Split, count: int, seed: int) -> int:
+    """``count`` ``card`` faces of backs (``back_scene``) into ``out/folder``."""
+    rng = np.random.default_rng(seed)
+    target = out / folder / "card"
+    target.mkdir(parents=True, exist_ok=True)
+    for number in tqdm(range(count), desc=f"{folder} backs", unit="face"):
+        image, quad = back_scene(rng, BACK_DESIGNS[folder])
+        cv2.imwrite(str(target / f"back{seed}_{number}.png"), face_crop(image, quad))
+    return count
+
+
 def balance(source: Path, out: Path, ratio: float, seed: int) -> dict[str, dict[str, int]]:
     """``source``'s faces with at most ``ratio`` cards per not_card face in each split."""
     rng = np.random.default_rng(seed)
@@ -195,6 +242,9 @@ def main() -> None:
     parser.add_argument("--printed", type=int, default=0, metavar="N",
                         help="add N not_card faces of printed matter (synth.printed; N // 5 "
                         "more to val/) and mine no scenes")
+    parser.add_argument("--backs", type=int, default=0, metavar="N",
+                        help="add N card faces of backs of procedural designs no model "
+                        "trains on (N // 5 more to val/) and mine no scenes")
     parser.add_argument("--covered-kinds", action="store_true",
                         help="scenes with stacks, overlapping rows and things lying on cards "
                         "(random_scene's covered_kinds and overlapping_rows)")
@@ -208,6 +258,11 @@ def main() -> None:
                         "val": printed_faces(args.out, "val", args.printed // 5, args.seed + 1)}
         print(json.dumps({"printed": made_printed,
                           "seconds": round(time.perf_counter() - started)}))
+        return
+    if args.backs:
+        made_backs = {"train": back_faces(args.out, "train", args.backs, args.seed),
+                      "val": back_faces(args.out, "val", args.backs // 5, args.seed + 1)}
+        print(json.dumps({"backs": made_backs, "seconds": round(time.perf_counter() - started)}))
         return
     runs: tuple[tuple[Split, int], ...] = (("train", args.scenes), ("val", args.val_scenes))
     made = {split: mine(args.out, split, count, args.seed + offset, args.truth_per_scene,
