@@ -419,6 +419,28 @@ class CardIdentifier:
                                                                        strict=True))]
         return readings if quick else self.confirm(readings, uncovered, clear=clear)
 
+    def backs(self, image: Image, cards: Sequence[npt.ArrayLike], *,
+              at_least: float = FACE_SURE,
+              quick: Sequence[CardReading] | None = None) -> list[CardReading | None]:
+        """For each card (four corners), its quick reading made a back when its whole face
+        reads as one at least ``at_least`` sure and no corner reads a face-up card
+        BACK_INDEX_SURE sure (as ``_decide`` lets a face decide); else None. (Without a
+        face model, None for all.)"""
+        if self._face is None or not cards:
+            return [None] * len(cards)
+        if quick is None:
+            quick = self.identify_many(image, cards, quick=True)
+        cuts = [reading.cut for reading in quick if reading.cut is not None]
+        _, faces = self._face.cut_and_read(cuts, lambda cut: (cut.face(),))
+        out: list[CardReading | None] = []
+        for reading, face in zip(quick, faces, strict=True):
+            read = (self._face.classes[int(face.argmax())], float(face.max()))
+            indexed = any(suited(code) and p >= BACK_INDEX_SURE for code, p in reading.corners)
+            out.append(_revised(reading, BACK_CODE, read[1], read)
+                       if read[0] == BACK_CODE and read[1] >= at_least and not indexed
+                       else None)
+        return out
+
     def confirm(self, readings: Sequence[CardReading],
                 uncovered: Sequence[bool] | None = None, *,
                 ensemble: bool = True,

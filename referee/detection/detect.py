@@ -44,6 +44,7 @@ from referee.detection.outlines import (
     hidden_shares,
     near_edge,
     quad_iou,
+    segmented_card,
     shared_areas,
     shown_parts,
     stacking,
@@ -106,6 +107,10 @@ JUDGED_SHARE: Final = 0.9
 #: the real photos; checked on other held-out frames, models/README.md, session 35).
 VOUCHED_SCORE: Final = 0.6
 VOUCHED_DOUBT: Final = 0.1
+#: A loose learned box is outlined again by its colours when its face reads as a back at
+#: least this sure (``_seen_backs``; kept only when read so FACE_SURE sure there). Set, not
+#: tuned (session 49, models/README.md).
+BACK_FACE_HINT: Final = 0.5
 #: An outline read as a back that outlines read as face-up cards cover at least this share
 #: of is dropped (``outlines.hidden_shares``; chosen on the real photos' train split,
 #: models/README.md).
@@ -259,6 +264,27 @@ def detect(image: Image, identifier: CardIdentifier | None,
             vouched = {i for i in asked if i in doubt and doubt[i] <= VOUCHED_DOUBT}
             cardlike = [i for i in cardlike if doubt.get(i, 0.0) < NOT_CARD_SURE] \
                 + sorted(vouched)
+        seen_backs: set[int] = set()
+        if verifier is not None and identifier.reads_faces:
+            # A face-down card of a design never seen: its corners read as table (up close,
+            # a back printed to its edge is a patterned cloth) and the detector boxes it
+            # faintly, often loosely. A box no card-like outline outlines whose face reads as
+            # a back is outlined again by its colours, and kept if read as a back there and
+            # not doubted by the verifier (``_seen_backs``; held-out frames: 31% -> 51% of
+            # the fully visible backs found, models/README.md, session 49).
+            taken = set(cardlike)
+            loose = [i for i, o in enumerate(outlines)
+                     if i not in taken and i not in others and o.learned and not o.split
+                     and not suited(found[i].card)
+                     and share_in_picture(o.corners, image) >= JUDGED_SHARE
+                     and all(quad_iou(o.corners, outlines[k].corners) < SAME_CARD_IOU
+                             for k in cardlike)]
+            for i, (outline, reading) in _seen_backs(image, identifier, verifier, outlines,
+                                                     found, loose).items():
+                outlines[i], found[i] = outline, reading
+                looked[i] = (outline, reading)
+                seen_backs.add(i)
+                cardlike.append(i)
         # Of outlines of the same card, the one whose corners read best has them in place.
         priority = [r.confidence + 1e-3 * o.score for o, r in zip(outlines, found, strict=True)]
         chosen = [cardlike[k] for k in distinct([outlines[i] for i in cardlike],
@@ -292,6 +318,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
                                  boxes)
         # (the cards found under others, after the chosen ones, are no box kept on its word)
         on_word = [i in vouched for i in chosen] + [False] * (len(outlines) - len(chosen))
+        as_back = [i in seen_backs for i in chosen] + [False] * (len(outlines) - len(chosen))
         # A card no other card lies on shows its whole face: that is read too, and of the
         # others the end bands no other card lies on (which card lies on which, from their
         # edges: ``stacking``). (The index model's ensemble is left to the tracker: here it
@@ -319,8 +346,11 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # A box kept on the verifier's word is a card only if it is read as one in the end
         # (on real photos those still ?? were clutter and print).
         parts = _parts(corners, [card for card, _ in readings], image)
-        shown = [keep and not part and not (word and card == UNSURE) for keep, part, word, (card, _)
-                 in zip(shown, parts, on_word, readings, strict=True)]
+        # And one outlined as a back by its colours is a card only if still read as a back.
+        shown = [keep and not part and not (word and card == UNSURE)
+                 and not (back and card != BACK_CODE)
+                 for keep, part, word, back, (card, _)
+                 in zip(shown, parts, on_word, as_back, readings, strict=True)]
         # The outlines' convex hulls' areas and overlaps, for the next four rules.
         areas, shared = shared_areas(corners)
         # Part of a card outlined again inside its whole outline is no card of its own.
@@ -423,6 +453,33 @@ def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
     again = identifier.identify_many(image, [o.corners for _, o in moved], quick=True)
     return {i: (outline, reading) for (i, outline), reading in zip(moved, again, strict=True)
             if suited(reading.card) and reading.confidence >= FAINT_SURE}
+
+
+def _seen_backs(image: Image, identifier: CardIdentifier, verifier: CardVerifier,
+                outlines: Sequence[Outline], found: Sequence[CardReading],
+                loose: Sequence[int],
+                ) -> dict[int, tuple[Outline, CardReading]]:
+    """Of the ``loose`` learned boxes (indices into ``outlines``), those whose face reads as
+    a back at least BACK_FACE_HINT sure, outlined again by their colours
+    (``outlines.segmented_card``) and there read as a back (``CardIdentifier.backs``) that
+    the verifier does not doubt NOT_CARD_SURE: each with its outline and reading there.
+    The likelier boxes first; one on a card a box before it was outlined so is skipped."""
+    if not loose:
+        return {}
+    hints = identifier.backs(image, [outlines[i].corners for i in loose], at_least=BACK_FACE_HINT,
+                             quick=[found[i] for i in loose])
+    done: dict[int, tuple[Outline, CardReading]] = {}
+    for i, hint in sorted(zip(loose, hints, strict=True), key=lambda p: -outlines[p[0]].score):
+        if hint is None or any(quad_iou(outlines[i].corners, o.corners) >= SAME_CARD_IOU
+                               for o, _ in done.values()):
+            continue
+        corners = segmented_card(image, outlines[i].corners)
+        if corners is None:
+            continue
+        reading = identifier.backs(image, [corners])[0]
+        if reading is not None and verifier.not_card(image, [corners])[0] < NOT_CARD_SURE:
+            done[i] = (replace(outlines[i], corners=corners), reading)
+    return done
 
 
 def _outlined(image: Image, slopes: Gradients, model: CornerModel | None,

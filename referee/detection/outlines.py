@@ -113,6 +113,62 @@ def _quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float64] | None:
 
 Gradients = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
 
+#: ``segmented_card``: the cut round a rough outline (each way, a share of its size), the
+#: side the cut is shrunk to before it is segmented, GrabCut's rounds, and what a region
+#: must be to be a card: its sides' ratio within SEGMENT_ASPECT of a card's, filling at
+#: least SEGMENT_FILL of its four-cornered outline.
+SEGMENT_MARGIN: Final = 0.25
+SEGMENT_BORDER: Final = 2
+SEGMENT_SIDE: Final = 64
+SEGMENT_ROUNDS: Final = 2
+SEGMENT_ASPECT: Final = (1.15, 1.7)
+SEGMENT_FILL: Final = 0.85
+
+
+def segmented_card(image: Image, corners: npt.ArrayLike) -> npt.NDArray[np.float64] | None:
+    """The card a rough outline (``corners``, image pixels) lies on, told from what lies
+    round it by its colours (GrabCut on a cut shrunk to SEGMENT_SIDE, seeded with the
+    outline as likely card, the rest of the cut as likely table and its border,
+    SEGMENT_BORDER pixels, as table for sure): the four corners of the smallest rectangle
+    round the largest region so found, or None when that region is no card's shape. For a
+    card no outline of edges fits: a back printed to its edge, boxed loosely by a detector
+    that never saw its design."""
+    quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    low, high = quad.min(axis=0), quad.max(axis=0)
+    grow = SEGMENT_MARGIN * (high - low)
+    height, width = image.shape[:2]
+    x0, y0 = np.maximum(np.floor(low - grow), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(high + grow), [width, height]).astype(int)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    scale = min(1.0, SEGMENT_SIDE / max(x1 - x0, y1 - y0))
+    cut = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale,
+                     interpolation=cv2.INTER_AREA)
+    mask = np.full(cut.shape[:2], cv2.GC_BGD, np.uint8)
+    mask[SEGMENT_BORDER:-SEGMENT_BORDER, SEGMENT_BORDER:-SEGMENT_BORDER] = cv2.GC_PR_BGD
+    cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * scale).astype(np.int32),
+                       cv2.GC_PR_FGD)
+    if not (mask == cv2.GC_BGD).any() or not (mask == cv2.GC_PR_FGD).any():
+        return None
+    models = (np.zeros((1, 65)), np.zeros((1, 65)))
+    cv2.grabCut(cut, mask, (0, 0, 0, 0), *models, SEGMENT_ROUNDS,  # (no rectangle: the mask)
+                cv2.GC_INIT_WITH_MASK)
+    card = ((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(card)
+    if count < 2:
+        return None
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    contours, _ = cv2.findContours((labels == largest).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    contour = max(contours, key=cv2.contourArea)
+    rect = cv2.minAreaRect(contour)
+    short, long = sorted(rect[1])
+    if short <= 0 or not SEGMENT_ASPECT[0] <= long / short <= SEGMENT_ASPECT[1] \
+            or cv2.contourArea(contour) < SEGMENT_FILL * short * long:
+        return None
+    return np.asarray(order_corners(cv2.boxPoints(rect)) / scale + [x0, y0], dtype=np.float64)
+
+
 
 def find_cards(image: Image, slopes: Gradients | None = None) -> list[Outline]:
     """Card outlines in ``image`` (BGR), best first (``slopes``: the image's ``gradients``,

@@ -18,6 +18,7 @@ from referee.detection.cards import (
     FACE_JOKER_SURE,
     FACE_SURE,
     CardIdentifier,
+    CardReading,
 )
 from synth import effects
 from synth.camera import Camera
@@ -449,3 +450,30 @@ def test_an_index_corner_beyond_the_picture_reads_as_nothing_and_decides_nothing
     slightly = np.array([[150, -7], [250, -7], [250, 133], [150, 133]], float)
     read = identifier.identify_many(image, [slightly], [True])[0]
     assert read.cut.seen == (True, True) and read.face is not None  # type: ignore[union-attr]
+
+
+def test_a_card_is_read_as_a_back_only_when_its_face_says_so_surely(
+        identifier: CardIdentifier, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ``backs``: a loose box's face read as a back (``detect._seen_backs``); a corner sure of
+    # a face-up card outweighs the face, as in ``_decide``.
+    assert identifier._face is not None
+    image, corners = _seven_of_clubs()
+    quick = identifier.identify_many(image, [corners], quick=True)
+    assert quick[0].card == "7C" and max(p for _, p in quick[0].corners) >= BACK_INDEX_SURE
+    classes = identifier._face.classes
+
+    def faces(back: float) -> None:
+        probs = _probs(identifier, classes, back=back, JK=1 - back)
+        monkeypatch.setattr(identifier._face, "cut_and_read",
+                            lambda items, cut, **_: ([cut(i) for i in items], [probs] * len(items)))
+
+    faces(0.95)
+    assert identifier.backs(image, [corners]) == [None]  # its corners read 7C for sure
+    table = CardReading("??", 0.1, (("other", 0.99), ("other", 0.98)), None, quick[0].cut)
+    read = identifier.backs(image, [corners], quick=[table])[0]
+    assert read is not None and read.card == "back" and read.confidence == pytest.approx(0.95)
+    assert read.cut is quick[0].cut  # it can be confirmed later, as a quick reading
+    assert read.face == ("back", pytest.approx(0.95))
+    faces(FACE_SURE - 0.05)
+    assert identifier.backs(image, [corners], quick=[table]) == [None]
+    assert identifier.backs(image, [corners], quick=[table], at_least=0.5)[0] is not None

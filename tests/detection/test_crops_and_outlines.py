@@ -405,6 +405,8 @@ def test_detect_refuses_what_it_cannot_do_in_one_line(tmp_path, case, needle) ->
 class _Reads:
     """A stand-in identifier: reads outlines by where their centre lies (x < 480: 7H)."""
 
+    reads_faces = False  # (no face model: ``detect`` reads no loose box's face as a back)
+
     def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
         from referee.detection.cards import CardReading
 
@@ -1613,3 +1615,94 @@ def test_a_split_end_the_edge_cuts_keeps_the_bar_of_split_ends_when_completed() 
     found = detect(image, reader, _FindsSplitEnd(shown), shapes_too=False)  # type: ignore[arg-type]
     assert [c.card for c in found.cards] == ["QH"]
     assert min(y for _, y in found.cards[0].corners) >= 0  # the part that shows
+
+
+def _back_on_table(turn: float) -> tuple[np.ndarray, np.ndarray]:
+    """A back printed to its edge in a bold two-colour repeat (navy and gold, as aisleriot
+    rheinland's), 126 x 176 px turned ``turn`` degrees, on a noisy wooden brown."""
+    rng = np.random.default_rng(4)
+    image = np.clip(rng.normal((40, 90, 150), 12, (480, 640, 3)), 0, 255).astype(np.uint8)
+    back = np.zeros((176, 126, 3), np.uint8)
+    back[:] = (90, 30, 40)
+    for y in range(0, 176, 22):
+        for x in range(0, 126, 21):
+            if (x // 21 + y // 22) % 2 == 0:
+                cv2.circle(back, (x + 10, y + 11), 8, (70, 170, 220), -1)
+    turned = cv2.getRotationMatrix2D((63.0, 88.0), turn, 1.0)
+    turned[:, 2] += (320 - 63, 240 - 88)
+    card_mask = cv2.warpAffine(np.full((176, 126), 255, np.uint8), turned, (640, 480))
+    drawn = cv2.warpAffine(back, turned, (640, 480))
+    image[card_mask > 127] = drawn[card_mask > 127]
+    corners = np.array([[0, 0], [126, 0], [126, 176], [0, 176]], np.float64)
+    return image, corners @ turned[:, :2].T + turned[:, 2]
+
+
+@pytest.mark.parametrize("turn", [0.0, 17.0, 60.0])
+def test_a_back_boxed_loosely_is_outlined_by_its_colours(turn: float) -> None:
+    from referee.detection.outlines import segmented_card
+
+    image, truth = _back_on_table(turn)
+    # a detector's box round a design it never saw: a third too long, off to one side
+    along = (truth[2] - truth[1]) / np.linalg.norm(truth[2] - truth[1])
+    loose = truth + np.outer([-1, -1, 1, 1], along) * 30.0 + along * 12.0
+    assert quad_iou(loose, truth) < 0.8
+    found = segmented_card(image, loose)
+    assert found is not None and quad_iou(found, truth) > 0.9
+
+
+def test_what_colours_set_apart_is_no_card_unless_card_shaped() -> None:
+    from referee.detection.outlines import segmented_card
+
+    image, _ = _back_on_table(0.0)
+    square = image.copy()
+    square[152:328, 232:408] = square[160, 300]  # a square mat, as wide as it is long
+    box = np.array([[226.0, 146.0], [414.0, 146.0], [414.0, 334.0], [226.0, 334.0]])
+    assert segmented_card(square, box) is None
+    assert segmented_card(image, np.array([[0.0, 0.0], [4.0, 0.0], [4.0, 4.0], [0.0, 4.0]])) \
+        is None  # too small to cut
+
+
+class _BackFaces(_ReadsTable):
+    """Corners read as table (a back of a design never seen); the face, read as a back
+    (``backs``) wherever it is asked for ``said``, and kept at the end."""
+
+    reads_faces = True
+
+    def __init__(self, said: bool = True) -> None:
+        self.said = said
+        self.asked: list[np.ndarray] = []
+
+    def backs(self, image, cards, *, at_least=0.9, quick=None):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import CardReading
+
+        self.asked += [np.asarray(c, float) for c in cards]
+        return [CardReading("back", 0.97, (("other", 0.9), ("other", 0.8)), ("back", 0.97))
+                if self.said else None for _ in cards]
+
+
+@pytest.mark.parametrize(("said", "doubt", "kept"), [
+    (True, 0.1, True),  # read as a back, and the verifier sees a card there
+    (True, 0.6, False),  # the verifier sure enough it is no card (paper, a book's page)
+    (False, 0.1, False),  # its face reads no back
+])
+def test_a_loose_box_whose_face_reads_as_a_back_is_outlined_by_its_colours(
+        said: bool, doubt: float, kept: bool) -> None:
+    from referee.detection.detect import NOT_CARD_SURE
+
+    assert NOT_CARD_SURE <= 0.6
+    image, truth = _back_on_table(17.0)
+    along = (truth[2] - truth[1]) / np.linalg.norm(truth[2] - truth[1])
+    loose = truth + np.outer([-1, -1, 1, 1], along) * 30.0 + along * 12.0
+    detector = _Finds(loose)
+    detector.score = 0.3  # under VOUCHED_SCORE: not kept on the verifier's word
+    reader = _BackFaces(said)
+    found = detect(image, reader, detector, shapes_too=False,  # type: ignore[arg-type]
+                   verifier=_Sure(doubt))  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == (["back"] if kept else [])
+    assert any(np.allclose(a, loose) for a in reader.asked)  # the box's face was read
+    if kept:
+        assert quad_iou(np.array(found.cards[0].corners), truth) > 0.9
+    # Without a verifier to judge it, no loose box is looked at
+    reader = _BackFaces(said)
+    found = detect(image, reader, detector, shapes_too=False)  # type: ignore[arg-type]
+    assert found.cards == [] and reader.asked == []
