@@ -162,4 +162,4 @@ def test_a_back_is_outlined_loosely_where_it_lies(monkeypatch: pytest.MonkeyPatc
         true = Polygon(cv2.boxPoints(cv2.minAreaRect(card)))
         drawn = Polygon(quad)
         iou = true.intersection(drawn).area / true.union(drawn).area
-        assert 0.75 < iou < 0.995  # on the card, a few pixels off (a detector's loose box)
+        assert 0.75 < iou < 0.97  # on the card, a few pixels off (a detector's loose box)

@@ -431,6 +431,8 @@ class CardIdentifier:
         if quick is None:
             quick = self.identify_many(image, cards, quick=True)
         cuts = [reading.cut for reading in quick if reading.cut is not None]
+        if len(cuts) != len(quick):
+            raise ValueError("backs() takes readings made by identify_many(quick=True)")
         _, faces = self._face.cut_and_read(cuts, lambda cut: (cut.face(),))
         out: list[CardReading | None] = []
         for reading, face in zip(quick, faces, strict=True):

@@ -129,10 +129,10 @@ def segmented_card(image: Image, corners: npt.ArrayLike) -> npt.NDArray[np.float
     """The card a rough outline (``corners``, image pixels) lies on, told from what lies
     round it by its colours (GrabCut on a cut shrunk to SEGMENT_SIDE, seeded with the
     outline as likely card, the rest of the cut as likely table and its border,
-    SEGMENT_BORDER pixels, as table for sure): the four corners of the smallest rectangle
-    round the largest region so found, or None when that region is no card's shape. For a
-    card no outline of edges fits: a back printed to its edge, boxed loosely by a detector
-    that never saw its design."""
+    SEGMENT_BORDER pixels, as table for sure but where the picture's edge cuts it): the
+    four corners of the smallest rectangle round the largest region so found, or None when
+    that region is no card's shape. For a card no outline of edges fits: a back printed to
+    its edge, boxed loosely by a detector that never saw its design."""
     quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
     low, high = quad.min(axis=0), quad.max(axis=0)
     grow = SEGMENT_MARGIN * (high - low)
@@ -144,8 +144,18 @@ def segmented_card(image: Image, corners: npt.ArrayLike) -> npt.NDArray[np.float
     scale = min(1.0, SEGMENT_SIDE / max(x1 - x0, y1 - y0))
     cut = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale,
                      interpolation=cv2.INTER_AREA)
-    mask = np.full(cut.shape[:2], cv2.GC_BGD, np.uint8)
-    mask[SEGMENT_BORDER:-SEGMENT_BORDER, SEGMENT_BORDER:-SEGMENT_BORDER] = cv2.GC_PR_BGD
+    # (where the picture's edge cuts the cut, its border may be card: no sure table there)
+    mask = np.full(cut.shape[:2], cv2.GC_PR_BGD, np.uint8)
+    rows, cols = mask.shape
+    sure = SEGMENT_BORDER
+    if y0 > 0:
+        mask[:sure] = cv2.GC_BGD
+    if y1 < height:
+        mask[rows - sure:] = cv2.GC_BGD
+    if x0 > 0:
+        mask[:, :sure] = cv2.GC_BGD
+    if x1 < width:
+        mask[:, cols - sure:] = cv2.GC_BGD
     cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * scale).astype(np.int32),
                        cv2.GC_PR_FGD)
     if not (mask == cv2.GC_BGD).any() or not (mask == cv2.GC_PR_FGD).any():
@@ -166,7 +176,9 @@ def segmented_card(image: Image, corners: npt.ArrayLike) -> npt.NDArray[np.float
     if short <= 0 or not SEGMENT_ASPECT[0] <= long / short <= SEGMENT_ASPECT[1] \
             or cv2.contourArea(contour) < SEGMENT_FILL * short * long:
         return None
-    return np.asarray(order_corners(cv2.boxPoints(rect)) / scale + [x0, y0], dtype=np.float64)
+    # (a pixel's centre is half a pixel in from its corner, in the cut and in the picture)
+    found = (order_corners(cv2.boxPoints(rect)) + 0.5) / scale - 0.5
+    return np.asarray(found + np.array([x0, y0]), dtype=np.float64)
 
 
 

@@ -1637,6 +1637,18 @@ def _back_on_table(turn: float) -> tuple[np.ndarray, np.ndarray]:
     return image, corners @ turned[:, :2].T + turned[:, 2]
 
 
+def test_a_back_at_the_picture_s_edge_is_outlined_by_its_colours_too() -> None:
+    from referee.detection.outlines import segmented_card
+
+    image, truth = _back_on_table(0.0)
+    # the picture cut a pixel left of the card's left side: nothing of the table shows there
+    left = int(np.floor(truth[:, 0].min())) + 1
+    cut, moved = image[:, left:].copy(), truth - [left, 0]
+    loose = moved + np.array([[4.0, -12.0], [4.0, -12.0], [4.0, 12.0], [4.0, 12.0]])
+    found = segmented_card(cut, loose)
+    assert found is not None and quad_iou(found, moved) > 0.85
+
+
 @pytest.mark.parametrize("turn", [0.0, 17.0, 60.0])
 def test_a_back_boxed_loosely_is_outlined_by_its_colours(turn: float) -> None:
     from referee.detection.outlines import segmented_card
@@ -1658,51 +1670,73 @@ def test_what_colours_set_apart_is_no_card_unless_card_shaped() -> None:
     square[152:328, 232:408] = square[160, 300]  # a square mat, as wide as it is long
     box = np.array([[226.0, 146.0], [414.0, 146.0], [414.0, 334.0], [226.0, 334.0]])
     assert segmented_card(square, box) is None
+    # an L, a card's size across: the card with a third of its width and half its length
+    # cut away (the table shows there), so it fills under SEGMENT_FILL of its rectangle
+    notched = image.copy()
+    notched[152:240, 341:383] = image[10:98, 10:52]
+    card_box = np.array([[249.0, 144.0], [391.0, 144.0], [391.0, 336.0], [249.0, 336.0]])
+    assert segmented_card(notched, card_box) is None
+    assert segmented_card(image, card_box) is not None  # the same box on the whole card
     assert segmented_card(image, np.array([[0.0, 0.0], [4.0, 0.0], [4.0, 4.0], [0.0, 4.0]])) \
         is None  # too small to cut
 
 
 class _BackFaces(_ReadsTable):
-    """Corners read as table (a back of a design never seen); the face, read as a back
-    (``backs``) wherever it is asked for ``said``, and kept at the end."""
+    """Corners read as table (a back of a design never seen); the face read as a back
+    (``backs``) on the box if ``hint``, on the outline made there if ``there``; at the end
+    (``confirm``) still a back if ``stays``, else ``??`` (something lay on it)."""
 
     reads_faces = True
 
-    def __init__(self, said: bool = True) -> None:
-        self.said = said
+    def __init__(self, hint: bool = True, there: bool = True, stays: bool = True) -> None:
+        self.hint, self.there, self.stays = hint, there, stays
         self.asked: list[np.ndarray] = []
+        self.bars: list[float] = []
 
     def backs(self, image, cards, *, at_least=0.9, quick=None):  # type: ignore[no-untyped-def]
         from referee.detection.cards import CardReading
 
+        said = self.hint if quick is not None else self.there  # (the box's reading is given)
         self.asked += [np.asarray(c, float) for c in cards]
+        self.bars.append(at_least)
         return [CardReading("back", 0.97, (("other", 0.9), ("other", 0.8)), ("back", 0.97))
-                if self.said else None for _ in cards]
+                if said else None for _ in cards]
+
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+        from dataclasses import replace
+
+        return [r if self.stays else replace(r, card="??", confidence=0.3) for r in readings]
 
 
-@pytest.mark.parametrize(("said", "doubt", "kept"), [
-    (True, 0.1, True),  # read as a back, and the verifier sees a card there
-    (True, 0.6, False),  # the verifier sure enough it is no card (paper, a book's page)
-    (False, 0.1, False),  # its face reads no back
+@pytest.mark.parametrize(("reader", "doubt", "kept"), [
+    (_BackFaces(), 0.1, True),  # read as a back, and the verifier sees a card there
+    (_BackFaces(), 0.6, False),  # the verifier sure enough it is no card (paper, a book's page)
+    (_BackFaces(hint=False), 0.1, False),  # the box's face reads no back: not looked at
+    (_BackFaces(there=False), 0.1, False),  # nor a back where its colours outline it
+    (_BackFaces(stays=False), 0.1, False),  # read otherwise at the end
 ])
 def test_a_loose_box_whose_face_reads_as_a_back_is_outlined_by_its_colours(
-        said: bool, doubt: float, kept: bool) -> None:
-    from referee.detection.detect import NOT_CARD_SURE
+        reader: _BackFaces, doubt: float, kept: bool) -> None:
+    from referee.detection.cards import FACE_SURE
+    from referee.detection.detect import BACK_FACE_HINT, NOT_CARD_SURE
 
-    assert NOT_CARD_SURE <= 0.6
+    assert NOT_CARD_SURE <= 0.6 and BACK_FACE_HINT < FACE_SURE
     image, truth = _back_on_table(17.0)
     along = (truth[2] - truth[1]) / np.linalg.norm(truth[2] - truth[1])
     loose = truth + np.outer([-1, -1, 1, 1], along) * 30.0 + along * 12.0
     detector = _Finds(loose)
     detector.score = 0.3  # under VOUCHED_SCORE: not kept on the verifier's word
-    reader = _BackFaces(said)
+    reader.asked, reader.bars = [], []
     found = detect(image, reader, detector, shapes_too=False,  # type: ignore[arg-type]
                    verifier=_Sure(doubt))  # type: ignore[arg-type]
     assert [c.card for c in found.cards] == (["back"] if kept else [])
     assert any(np.allclose(a, loose) for a in reader.asked)  # the box's face was read
+    # the outline made by colours is read too, once the box's face said back, and surer
+    assert reader.bars == ([BACK_FACE_HINT, FACE_SURE] if reader.hint else [BACK_FACE_HINT])
+    assert len(reader.asked) == len(reader.bars)
     if kept:
         assert quad_iou(np.array(found.cards[0].corners), truth) > 0.9
     # Without a verifier to judge it, no loose box is looked at
-    reader = _BackFaces(said)
+    reader.asked = []
     found = detect(image, reader, detector, shapes_too=False)  # type: ignore[arg-type]
     assert found.cards == [] and reader.asked == []
