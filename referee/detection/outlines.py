@@ -114,9 +114,10 @@ def _quad(contour: npt.NDArray[np.int32]) -> npt.NDArray[np.float64] | None:
 Gradients = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
 
 #: ``segmented_card``: the cut round a rough outline (each way, a share of its size), the
-#: side the cut is shrunk to before it is segmented, GrabCut's rounds, and what a region
-#: must be to be a card: its sides' ratio within SEGMENT_ASPECT of a card's, filling at
-#: least SEGMENT_FILL of its four-cornered outline.
+#: border of the cut taken for table for sure (pixels), the side the cut is shrunk to before
+#: it is segmented, GrabCut's rounds, and what a region must be to be a card: its long side
+#: over its short within SEGMENT_ASPECT (a card's is 1.4), filling at least SEGMENT_FILL of
+#: the rectangle round it.
 SEGMENT_MARGIN: Final = 0.25
 SEGMENT_BORDER: Final = 2
 SEGMENT_SIDE: Final = 64
@@ -144,8 +145,9 @@ def segmented_card(image: Image, corners: npt.ArrayLike) -> npt.NDArray[np.float
     scale = min(1.0, SEGMENT_SIDE / max(x1 - x0, y1 - y0))
     cut = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale,
                      interpolation=cv2.INTER_AREA)
-    # (also where the picture's edge cuts the cut: there the frame would cut a floor tile or
-    # a calendar into a card's shape, real photos read on onnxruntime, session 49)
+    # The cut's border is table for sure, also where the picture's edge cuts the cut: there
+    # the frame would cut a floor tile or a calendar into a card's shape (real photos read
+    # on onnxruntime, session 49).
     mask = np.full(cut.shape[:2], cv2.GC_BGD, np.uint8)
     mask[SEGMENT_BORDER:-SEGMENT_BORDER, SEGMENT_BORDER:-SEGMENT_BORDER] = cv2.GC_PR_BGD
     cv2.fillConvexPoly(mask, np.round((quad - [x0, y0]) * scale).astype(np.int32),
@@ -171,7 +173,6 @@ def segmented_card(image: Image, corners: npt.ArrayLike) -> npt.NDArray[np.float
     # (a pixel's centre is half a pixel in from its corner, in the cut and in the picture)
     found = (order_corners(cv2.boxPoints(rect)) + 0.5) / scale - 0.5
     return np.asarray(found + np.array([x0, y0]), dtype=np.float64)
-
 
 
 def find_cards(image: Image, slopes: Gradients | None = None) -> list[Outline]:
