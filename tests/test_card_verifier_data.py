@@ -125,18 +125,18 @@ def test_printed_matter_is_seen_under_the_renderers_photometry(
 
 def test_backs_are_card_faces_of_designs_set_apart_for_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import synth.scene
+    from training import card_verifier_data
 
     assert not set(BACK_DESIGNS["train"]) & set(BACK_DESIGNS["val"])
     assert min(BACK_DESIGNS["train"]) >= 96  # the procedural designs the models train on
     drawn: list[str] = []
-    art = synth.scene.card_art
+    art = card_verifier_data.card_art
 
     def recorded(deck: str, code: str) -> np.ndarray:
         drawn.append(f"{deck} {code}")
         return art(deck, code)
 
-    monkeypatch.setattr(synth.scene, "card_art", recorded)
+    monkeypatch.setattr(card_verifier_data, "card_art", recorded)
     assert back_faces(tmp_path, "val", 4, seed=3) == 4
     assert all(d.endswith(" back") and int(d[5:8]) in BACK_DESIGNS["val"] for d in drawn)
     faces = sorted((tmp_path / "val" / "card").glob("*.png"))

@@ -51,6 +51,7 @@ from referee.detection.outlines import quad_iou
 from synth import effects, printed
 from synth.decks import Split
 from synth.random_scenes import random_scene
+from synth.scene import card_art
 from synth.surfaces import table_surface
 
 #: Frame sizes the scenes are rendered at, in turn: a 720p and a 540p webcam, a phone photo.
@@ -179,8 +180,6 @@ BACK_OUTLINE_OFF = 0.04
 def back_scene(rng: np.random.Generator, designs: range) -> tuple[np.ndarray, np.ndarray]:
     """A face-down card of one of ``designs`` (procedural) lying on a table, turned at
     random, under the renderer's photometry, and a loose outline of it (four corners)."""
-    from synth.scene import card_art
-
     art = card_art(f"proc:{int(rng.choice(designs))}", "back")
     scale = rng.uniform(*PRINTED_LONG_SIDE_PX) / max(art.shape[:2])
     sprite = cv2.resize(art, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

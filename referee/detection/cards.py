@@ -200,6 +200,12 @@ def suited(code: str) -> bool:
     return len(code) == 2 and code[0] in RANKS and code[1] in SUITS
 
 
+def _indexed(reading: CardReading) -> bool:
+    """Whether a corner reads a face-up card BACK_INDEX_SURE sure: a back has no index, so
+    such corners outweigh a face taken for a back."""
+    return any(suited(code) and p >= BACK_INDEX_SURE for code, p in reading.corners)
+
+
 @dataclass(frozen=True)
 class CardReading:
     """What a card is: its code (or ``??``/``back``), how sure, and each corner's reading."""
@@ -437,9 +443,8 @@ class CardIdentifier:
         out: list[CardReading | None] = []
         for reading, face in zip(quick, faces, strict=True):
             read = (self._face.classes[int(face.argmax())], float(face.max()))
-            indexed = any(suited(code) and p >= BACK_INDEX_SURE for code, p in reading.corners)
             out.append(_revised(reading, BACK_CODE, read[1], read)
-                       if read[0] == BACK_CODE and read[1] >= at_least and not indexed
+                       if read[0] == BACK_CODE and read[1] >= at_least and not _indexed(reading)
                        else None)
         return out
 
@@ -540,8 +545,7 @@ class CardIdentifier:
         same_rank = suited(card) and suited(read[0]) and card[0] == read[0][0] and (
             card[0] != "A" or px_per_mm <= ACE_POOLED_PX_PER_MM)
         # a back has no index: corners that read one for sure outweigh a face taken for a back
-        indexed = read[0] == BACK_CODE and any(suited(code) and p >= BACK_INDEX_SURE
-                                               for code, p in reading.corners)
+        indexed = read[0] == BACK_CODE and _indexed(reading)
         face_decides = (read[0] in FACE_DECIDES and read[1] >= FACE_SURE and not indexed) or (
             read[0] == "JK" and read[1] >= FACE_JOKER_SURE
             and (card[0] == "J" or confidence < FACE_SURE))
