@@ -50,9 +50,25 @@ PER_CARD = 2
 SHARD_SCENES = 100
 
 
-def astray(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A card's true outline (4 x 2 pixels) as a tightened detector box may give it."""
-    pts = order_corners(corners)
+def boxed(corners: np.ndarray) -> np.ndarray:
+    """The smallest rotated rectangle round a card's outline (4 x 2 pixels), as an oriented
+    box, its corners in ``order_corners``' order round the card."""
+    rect = cv2.boxPoints(cv2.minAreaRect(np.asarray(corners, np.float32)))
+    return order_corners(np.asarray(rect, np.float64))
+
+
+def astray(corners: np.ndarray, rng: np.random.Generator,
+           boxed_share: float = 0.0) -> np.ndarray:
+    """A card's true outline (4 x 2 pixels) as a tightened detector box may give it; moved
+    from its smallest rectangle (``boxed``), as the box itself is, ``boxed_share`` of the
+    time (with 0, no number is drawn for it: the first corner model's data).
+
+    A card seen in perspective is no rectangle: on held-out frames a third of the fully
+    visible cards have their smallest rectangle at IoU under 0.9 with them, and the first
+    model, trained on outlines moved from the card's own, leaves such corners off (session
+    50, models/README.md)."""
+    start = boxed_share > 0 and rng.random() < boxed_share
+    pts = boxed(corners) if start else order_corners(corners)
     px_per_mm = float(np.linalg.norm(pts[1] - pts[0])) / CARD_W_MM
     centre = pts.mean(axis=0)
     angle = np.radians(rng.normal(0.0, 1.5))
@@ -85,10 +101,10 @@ def target_in_patch(truth: np.ndarray, warp: np.ndarray) -> np.ndarray:
                       np.float32)
 
 
-def _render_shard(job: tuple[Path, int, int, str]) -> int:
+def _render_shard(job: tuple[Path, int, int, str, float]) -> int:
     from synth.random_scenes import random_scene
 
-    path, seed, scenes, split = job
+    path, seed, scenes, split, boxed_share = job
     rng = np.random.default_rng(seed)
     patches: list[np.ndarray] = []
     targets: list[np.ndarray] = []
@@ -107,7 +123,7 @@ def _render_shard(job: tuple[Path, int, int, str]) -> int:
                     and (corners[:, 1] < height).all()):
                 continue
             for _ in range(PER_CARD):
-                patch, warp = corner_patch(image, astray(corners, rng))
+                patch, warp = corner_patch(image, astray(corners, rng, boxed_share))
                 patches.append(patch)
                 targets.append(target_in_patch(corners, warp))
     np.savez_compressed(path, patches=np.asarray(patches, np.uint8).reshape(
@@ -116,7 +132,8 @@ def _render_shard(job: tuple[Path, int, int, str]) -> int:
     return len(patches)
 
 
-def make_data(out: Path, scenes: int, seed: int, workers: int) -> None:
+def make_data(out: Path, scenes: int, seed: int, workers: int,
+              boxed_share: float = 0.0) -> None:
     jobs = []
     shards = (scenes + SHARD_SCENES - 1) // SHARD_SCENES
     for shard, start in enumerate(range(0, scenes, SHARD_SCENES)):
@@ -124,11 +141,12 @@ def make_data(out: Path, scenes: int, seed: int, workers: int) -> None:
         folder = out / ("val" if held else "train")
         folder.mkdir(parents=True, exist_ok=True)
         jobs.append((folder / f"shard{shard:04d}.npz", seed * 100_003 + shard,
-                     min(SHARD_SCENES, scenes - start), "train"))
+                     min(SHARD_SCENES, scenes - start), "train", boxed_share))
     (out / "render.json").parent.mkdir(parents=True, exist_ok=True)
     (out / "render.json").write_text(json.dumps(
         {"scenes": scenes, "seed": seed, "split": "train", "image_size": list(IMAGE_SIZE),
-         "per_card": PER_CARD, "min_visible": MIN_VISIBLE}) + "\n", encoding="utf-8")
+         "per_card": PER_CARD, "min_visible": MIN_VISIBLE, "boxed_share": boxed_share})
+        + "\n", encoding="utf-8")
     started = time.time()
     total = 0
     with ProcessPoolExecutor(workers) as pool:
@@ -305,6 +323,10 @@ def main() -> None:
     data.add_argument("--scenes", type=int, default=2400)
     data.add_argument("--seed", type=int, default=1)
     data.add_argument("--workers", type=int, default=2)
+    data.add_argument("--boxed-share", type=float, default=0.0,
+                      help="the share of outlines moved from the card's smallest rectangle "
+                           "(as an oriented-box detector draws it) rather than from its own "
+                           "outline (0-1; the second corner model: 0.4)")
     fit = commands.add_parser("train", help="train, export ONNX, write the metadata")
     fit.add_argument("--data", type=Path, nargs="+", required=True)
     fit.add_argument("--epochs", type=int, default=16)
@@ -314,7 +336,9 @@ def main() -> None:
                      help="turn patches left to right and upside down at random")
     args = parser.parse_args()
     if args.command == "data":
-        make_data(args.out, args.scenes, args.seed, args.workers)
+        if not 0.0 <= args.boxed_share <= 1.0:
+            parser.error("--boxed-share is a share: 0 to 1")
+        make_data(args.out, args.scenes, args.seed, args.workers, args.boxed_share)
     else:
         train(args.data, args.epochs, args.batch, args.name, args.flip)
 

@@ -13,7 +13,7 @@ from referee.detection.outlines import Outline, quad_iou
 from synth import effects
 from synth.camera import Camera
 from synth.scene import Renderer, Scene, card
-from training.card_corners import astray, flipped, target_in_patch
+from training.card_corners import astray, boxed, flipped, target_in_patch
 
 
 def _card_seen_at_an_angle() -> tuple[np.ndarray, np.ndarray]:
@@ -58,6 +58,42 @@ def test_training_outlines_stray_from_the_card_as_tightened_boxes_do() -> None:
     overlaps = np.array([quad_iou(outline, truth) for outline in outlines])
     assert np.median(overlaps) > 0.85 and overlaps.min() > 0.5
     assert (overlaps < 0.97).mean() > 0.3  # most are off by enough to learn from
+
+
+def test_the_box_round_a_card_in_perspective_is_the_smallest_rectangle_holding_it() -> None:
+    _, truth = _card_seen_at_an_angle()
+    rect = boxed(truth)
+    sides = np.roll(rect, -1, axis=0) - rect
+    for k in range(4):  # right angles
+        assert abs(sides[k] @ sides[(k + 1) % 4]) < 1e-3 * np.linalg.norm(sides[k]) ** 2
+    for point in truth:  # the card inside it (to a rounding)
+        assert cv2.pointPolygonTest(rect.astype(np.float32), tuple(map(float, point)), True) > -0.5
+    assert 0.85 < quad_iou(rect, truth) < 0.97  # a card in perspective is no rectangle
+    np.testing.assert_allclose(order_corners(rect), rect)
+
+
+@pytest.mark.parametrize(("share", "nearer_the_box"), [(0.0, False), (1.0, True)])
+def test_training_outlines_start_from_the_card_or_from_its_box(
+        share: float, nearer_the_box: bool) -> None:
+    _, truth = _card_seen_at_an_angle()
+    rect = boxed(truth)
+    rng = np.random.default_rng(3)
+    outlines = [astray(truth, rng, share) for _ in range(200)]
+    to_box = np.median([quad_iou(outline, rect) for outline in outlines])
+    to_card = np.median([quad_iou(outline, truth) for outline in outlines])
+    assert (to_box > to_card + 0.01) == nearer_the_box
+    assert (to_card > to_box + 0.01) != nearer_the_box
+
+
+def test_the_first_corner_model_s_training_outlines_are_made_as_they_were() -> None:
+    _, truth = _card_seen_at_an_angle()
+    rng = np.random.default_rng(5)
+    # as astray drew them before it could start from the box (session 50): with no share
+    # for the box it draws no number for it, so the first model's data can be made again
+    np.testing.assert_allclose(astray(truth, rng, 0.0), [[539.185, 301.68], [668.132, 256.061],
+                                                         [748.02, 427.677], [606.38, 475.91]],
+                               atol=1e-3)
+    assert rng.random() == pytest.approx(0.9741861932592554)
 
 
 def test_turned_training_patches_keep_their_corners_on_the_card_in_order() -> None:
