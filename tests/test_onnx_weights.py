@@ -86,7 +86,7 @@ def test_a_float_model_keeps_its_outputs_with_half_stored_weights(tmp_path: Path
 
 @pytest.mark.parametrize("name", ["card_detector", "card_index", "card_index_15", "card_index_18",
                                   "card_index_19", "card_face", "card_verifier", "card_suit",
-                                  "card_corners"])
+                                  "card_corners", "card_corners_2"])
 def test_the_shipped_models_run_float_arithmetic_on_half_stored_weights(name: str) -> None:
     model = onnx.load(str(MODELS / f"{name}.onnx"))
     assert not {n.op_type for n in model.graph.node} & INTEGER_OPS

@@ -60,13 +60,17 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
-def cpu_session(model: Path, threads: int) -> Any:
-    """An onnxruntime session on the CPU with ``threads`` threads inside each operator."""
+def cpu_session(model: Path, threads: int, *, spinning: bool = True) -> Any:
+    """An onnxruntime session on the CPU with ``threads`` threads inside each operator;
+    without ``spinning`` those threads sleep between runs rather than wait busy for the next
+    (two sessions run one after the other then do not take the cores from each other)."""
     import onnxruntime  # imported on first use: a replay without cards never needs it
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    if not spinning:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return onnxruntime.InferenceSession(str(model), options,
                                             providers=["CPUExecutionProvider"])

@@ -248,6 +248,30 @@ def test_a_corner_model_that_cannot_be_used_is_refused_when_loaded(tmp_path) -> 
         CornerModel(wrong)
 
 
+def test_a_corner_model_s_members_each_read_the_corners_and_a_corner_is_their_mean(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from referee.detection.onnx_model import MODELS_DIR, ModelMissingError
+
+    meta = json.loads((MODELS_DIR / "card_corners.json").read_text(encoding="utf-8"))
+    assert meta["members"] == ["card_corners_2.onnx"]  # the shipped model has one
+    for name, source, members in (("first", "card_corners", []),
+                                  ("second", "card_corners_2", []),
+                                  ("both", "card_corners", ["second.onnx"]),
+                                  ("lacking", "card_corners", ["nosuch.onnx"])):
+        (tmp_path / f"{name}.onnx").write_bytes((MODELS_DIR / f"{source}.onnx").read_bytes())
+        (tmp_path / f"{name}.json").write_text(json.dumps({**meta, "members": members}))
+    image, truth = _card_seen_at_an_angle()
+    start = _one_side_off(truth, 8.0)
+    first, second, both = (CornerModel(tmp_path / f"{name}.onnx").corners(image, [start])[0]
+                           for name in ("first", "second", "both"))
+    assert np.abs(first - second).max() > 0.05  # two runs that read apart
+    np.testing.assert_allclose(both, (first + second) / 2, atol=1e-6)
+    with pytest.raises(ModelMissingError, match=r"nosuch\.onnx not found"):
+        CornerModel(tmp_path / "lacking.onnx")
+
+
 def test_detect_without_a_usable_corner_model_warns_in_one_line_and_goes_on(
         tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     import json
