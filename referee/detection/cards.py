@@ -50,6 +50,7 @@ from referee.detection.onnx_model import (
     ModelMissingError,
     cores,
     cpu_session,
+    member_paths,
     read_meta,
 )
 
@@ -246,7 +247,7 @@ class _Classifier:
         self.workers = max(1, min(MAX_WORKERS, cores())) if threads == 1 else 1
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
-        self.members = [model.parent / name for name in self.meta.get("members", [])]
+        self.members = member_paths(model, self.meta, what)
         for member in self.members:
             if list(read_meta(member, what)["classes"]) != self.classes:
                 raise ValueError(f"{member} does not classify into {model}'s classes")

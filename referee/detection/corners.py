@@ -5,7 +5,9 @@ onto the image's edges (``learned.tighten``, ``learned.polish``) catches now and
 line of the card's print or the edge of the card next to it. The corner model
 (``models/card_corners.onnx``, trained on rendered scenes: ``training/card_corners.py``)
 looks at the card with some of the table round it (``crops.corner_patch``) and says where
-its corners are, each on its own (the card's perspective), the covered ones too.
+its corners are, each on its own (the card's perspective), the covered ones too. Since
+session 50 a second run (``card_corners_2.onnx``, a member named in the first's metadata)
+reads the same patches, and each corner is where the two put it on average.
 """
 
 from __future__ import annotations
@@ -19,14 +21,21 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.detection.crops import CORNER_PATCH_PX, corner_patch, patch_corners
-from referee.detection.onnx_model import MODELS_DIR, ModelMissingError, cpu_session, read_meta
+from referee.detection.onnx_model import (
+    MODELS_DIR,
+    ModelMissingError,
+    cpu_session,
+    member_paths,
+    read_meta,
+)
 
 Image = npt.NDArray[np.uint8]
 DEFAULT_CORNER_MODEL: Final = MODELS_DIR / "card_corners.onnx"
 
 
 class CornerModel:
-    """Reads the corners of cards from patches round their outlines."""
+    """Reads the corners of cards from patches round their outlines: the model and the
+    members its metadata names, averaged."""
 
     def __init__(self, model: Path = DEFAULT_CORNER_MODEL, *, threads: int = 2) -> None:
         meta = read_meta(model, "card corner model")
@@ -34,8 +43,7 @@ class CornerModel:
         self._sessions = [_opened(model, meta, threads)]
         # Further runs its metadata names (``members``, files beside it): each reads the
         # corners too, and a corner is where they put it on average.
-        for name in meta.get("members", []):
-            member = model.parent / name
+        for member in member_paths(model, meta, "card corner model"):
             self._sessions.append(_opened(member, read_meta(member, "card corner model"),
                                           threads))
 

@@ -53,6 +53,17 @@ def read_meta(model: Path, what: str) -> dict[str, Any]:
     return meta
 
 
+def member_paths(model: Path, meta: dict[str, Any], what: str) -> list[Path]:
+    """The files of the further runs a model's metadata names (``members``: file names beside
+    it, whose readings the model's own join); a clear error when that is no list of names."""
+    members = meta.get("members", [])
+    if not isinstance(members, list) or not all(
+            isinstance(name, str) and name and Path(name).name == name for name in members):
+        raise ModelMissingError(f"{what} {model}: its metadata's members are not file names "
+                                f"beside it ({members!r})")
+    return [model.parent / name for name in members]
+
+
 def cores() -> int:
     """The cores this process may run on."""
     if hasattr(os, "sched_getaffinity"):

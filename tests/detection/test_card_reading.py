@@ -19,6 +19,7 @@ from referee.detection.cards import (
     FACE_SURE,
     CardIdentifier,
     CardReading,
+    ModelMissingError,
 )
 from synth import effects
 from synth.camera import Camera
@@ -293,6 +294,11 @@ def test_the_index_model_s_members_are_averaged_in_and_a_quick_reading_confirmed
     main.with_suffix(".json").write_text(json.dumps({**meta, "members": ["other.onnx"]}))
     with pytest.raises(ValueError, match="classes"):
         CardIdentifier(main)
+    # Members that are no file names beside it are refused in so many words.
+    for members in ([None], "other.onnx", ["../other.onnx"], [""]):
+        main.with_suffix(".json").write_text(json.dumps({**meta, "members": members}))
+        with pytest.raises(ModelMissingError, match="members are not file names beside it"):
+            CardIdentifier(main)
 
 
 def test_without_a_face_model_only_the_corners_read(identifier: CardIdentifier) -> None:

@@ -85,6 +85,19 @@ def test_training_outlines_start_from_the_card_or_from_its_box(
     assert (to_card > to_box + 0.01) != nearer_the_box
 
 
+def test_that_share_of_training_outlines_start_from_the_box(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from training import card_corners
+
+    _, truth = _card_seen_at_an_angle()
+    started = []
+    monkeypatch.setattr(card_corners, "boxed", lambda corners: started.append(1) or boxed(corners))
+    rng = np.random.default_rng(4)
+    for _ in range(1000):
+        astray(truth, rng, 0.4)
+    assert 340 <= len(started) <= 460
+
+
 def test_the_first_corner_model_s_training_outlines_are_made_as_they_were() -> None:
     _, truth = _card_seen_at_an_angle()
     rng = np.random.default_rng(5)
@@ -270,6 +283,32 @@ def test_a_corner_model_s_members_each_read_the_corners_and_a_corner_is_their_me
     np.testing.assert_allclose(both, (first + second) / 2, atol=1e-6)
     with pytest.raises(ModelMissingError, match=r"nosuch\.onnx not found"):
         CornerModel(tmp_path / "lacking.onnx")
+    (tmp_path / "lacking.json").write_text(json.dumps({**meta, "members": "second.onnx"}))
+    with pytest.raises(ModelMissingError, match="members are not file names beside it"):
+        CornerModel(tmp_path / "lacking.onnx")
+
+
+def test_the_corner_models_threads_sleep_between_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import onnxruntime
+
+    from referee.detection.onnx_model import MODELS_DIR, cpu_session
+
+    made = []
+    real = onnxruntime.InferenceSession
+
+    def recorded(path, options, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            made.append(options.get_session_config_entry("session.intra_op.allow_spinning"))
+        except RuntimeError:  # (not set: onnxruntime's default, threads waiting busy)
+            made.append(None)
+        return real(path, options, **kwargs)
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", recorded)
+    CornerModel()
+    # both runs' sessions: busy waiting, one took the cores from the next one's
+    assert made == ["0", "0"]
+    cpu_session(MODELS_DIR / "card_corners.onnx", 1)
+    assert made[-1] is None  # other models' threads wait busy as before
 
 
 def test_detect_without_a_usable_corner_model_warns_in_one_line_and_goes_on(
