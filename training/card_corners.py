@@ -5,6 +5,10 @@ may have them a few mm off (``referee.detection.corners``).
     python -m training.card_corners data --out /tmp/corners2 --scenes 2400 --seed 2
     python -m training.card_corners train --data /tmp/corners1 /tmp/corners2 --epochs 16
 
+The second run (``models/card_corners_2.*``, a member of the first) is made the same way
+with ``data ... --boxed-share 0.4`` and ``train ... --name card_corners_2``: that share of
+its outlines start from the card's smallest rectangle, as the detector's box does.
+
 ``data`` renders random scenes of the training decks (``synth.random_scenes``, 1280 x 720,
 as the benchmarks see them) and, for each card at least ``MIN_VISIBLE`` visible whose
 corners all lie in the picture, cuts ``crops.corner_patch`` round its true outline moved
