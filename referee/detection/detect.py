@@ -316,9 +316,11 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # face-up card (``outlines.under_cards``).
         outlines, quick = _under(image, slopes, identifier, outlines, [found[i] for i in chosen],
                                  boxes)
-        # (the cards found under others, after the chosen ones, are no box kept on its word)
-        on_word = [i in vouched for i in chosen] + [False] * (len(outlines) - len(chosen))
-        as_back = [i in seen_backs for i in chosen] + [False] * (len(outlines) - len(chosen))
+        # (the cards found under others, after the chosen ones, are no box kept on the
+        # verifier's word, nor outlined as backs by their colours)
+        under = [False] * (len(outlines) - len(chosen))
+        on_word = [i in vouched for i in chosen] + under
+        as_back = [i in seen_backs for i in chosen] + under
         # A card no other card lies on shows its whole face: that is read too, and of the
         # others the end bands no other card lies on (which card lies on which, from their
         # edges: ``stacking``). (The index model's ensemble is left to the tracker: here it
