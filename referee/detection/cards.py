@@ -31,7 +31,7 @@ import numpy.typing as npt
 from shapely.geometry import MultiPoint, Polygon
 from shapely.geometry import box as shapely_box
 
-from referee.cards import BACK_CODE, RANKS, SUITS
+from referee.cards import BACK_CODE, JOKER_CODE, RANKS, SUITS
 from referee.detection.crops import (
     CARD_H_MM,
     CARD_W_MM,
@@ -70,8 +70,8 @@ MIN_CONFIDENCE: Final = 0.6
 #: least this sure (it counts pips, whatever the typeface; courts and aces, one picture
 #: or pip on any card, stay with the corners). Chosen on validation decks, models/README.md.
 FACE_SURE: Final = 0.9
-FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in SUITS), "back",
-                                 "JK"})
+FACE_DECIDES: Final = frozenset({*(f"{r}{s}" for r in "23456789T" for s in SUITS), BACK_CODE,
+                                 JOKER_CODE})
 #: ... but a face read as a back does not decide when a corner reads a face-up card at least
 #: this sure: a back has no index (kde:svg-penguins' KD seen small, both corners KD, face
 #: `back`). Held-out cards 2 more right, validation cards lying apart 1 more, no card lost
@@ -129,6 +129,15 @@ SPLIT_BATCH: Final = 8
 #: split among the cores from 2 * SPLIT_BATCH / FACE_CUT_COST = 4 faces on (the verifier's
 #: 9 faces a frame were cut in turn, one core waiting, session 38).
 FACE_CUT_COST: Final = 4
+#: A card whose face is not read (another lies on it, or no face model) is a joker by one
+#: corner alone only when that corner reads one at least this sure; else it is ``??``. The
+#: index model, knowing no such corner, reads a corner of a number card or court of an
+#: unfamiliar design as a joker, 0.6-1.0 sure (aisleriot tango's most), and a card taken for
+#: a joker misleads a ruling (Slapstick: a joker hands the row on), where ``??`` waits for a
+#: sure reading. On 500 rendered frames of each split `referee detect`'s readings so made
+#: ``??``: validation designs 14 wrong jokers and 1 joker, held-out designs 14 and 1 (0.99:
+#: 17 and 2, 16 and 1; session 51, models/README.md).
+JOKER_CORNER_SURE: Final = 0.98
 #: How many next likeliest card codes a reading keeps (the tracker may need one when the
 #: likeliest is a card already on the table).
 ALTERNATIVES: Final = 3
@@ -205,6 +214,20 @@ def _indexed(reading: CardReading) -> bool:
     """Whether a corner reads a face-up card BACK_INDEX_SURE sure: a back has no index, so
     such corners outweigh a face taken for a back."""
     return any(suited(code) and p >= BACK_INDEX_SURE for code, p in reading.corners)
+
+
+def _joker_by_one_corner(reading: CardReading) -> bool:
+    """Whether a reading is a joker that one corner alone reads, under JOKER_CORNER_SURE."""
+    jokers = [p for code, p in reading.corners if code == JOKER_CODE]
+    return reading.card == JOKER_CODE and len(jokers) == 1 and jokers[0] < JOKER_CORNER_SURE
+
+
+def _faceless_jokers(readings: list[CardReading], faced: set[int]) -> list[CardReading]:
+    """``readings`` with each one whose face was not read (its index not in ``faced``) and
+    that one corner alone reads as a joker under JOKER_CORNER_SURE made ``??``."""
+    return [_revised(reading, UNSURE, reading.confidence, reading.face)
+            if i not in faced and _joker_by_one_corner(reading) else reading
+            for i, reading in enumerate(readings)]
 
 
 @dataclass(frozen=True)
@@ -456,7 +479,9 @@ class CardIdentifier:
         """Quick readings (``identify_many(..., quick=True)``) completed: the corners read by
         every member of the index model's ensemble too (probabilities averaged; not with
         ``ensemble=False``), the faces and end bands of the ``uncovered`` cards read
-        (``_decide``), and of the others the end bands ``clear`` names (``_decide_bands``)."""
+        (``_decide``), and of the others the end bands ``clear`` names (``_decide_bands``).
+        A card whose face is not read and that one corner alone reads as a joker, under
+        JOKER_CORNER_SURE, is ``??``."""
         out = list(readings)
         known = [r.cut for r in readings if r.cut is not None]
         if len(known) != len(readings):
@@ -475,7 +500,7 @@ class CardIdentifier:
             out = [self._combine(mean[2 * i], mean[2 * i + 1], cut)
                    for i, cut in enumerate(known)]
         if self._face is None:
-            return out
+            return _faceless_jokers(out, set())
         # (Of a card reaching beyond the picture, not the face when a tenth of it lies beyond,
         # nor the end band beyond it: what shows there is the picture's edge drawn out.)
         wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]
@@ -494,7 +519,7 @@ class CardIdentifier:
         for i, band in bands.items():
             if i not in wanted:
                 out[i] = self._decide_bands(out[i], mean[2 * i:2 * i + 2], band)
-        return out
+        return _faceless_jokers(out, set(wanted))
 
     def _read_bands(self, cuts: Sequence[_Cut], ends: Sequence[tuple[bool, bool]],
                     ) -> dict[int, npt.NDArray[np.float32]]:
@@ -548,7 +573,7 @@ class CardIdentifier:
         # a back has no index: corners that read one for sure outweigh a face taken for a back
         indexed = read[0] == BACK_CODE and _indexed(reading)
         face_decides = (read[0] in FACE_DECIDES and read[1] >= FACE_SURE and not indexed) or (
-            read[0] == "JK" and read[1] >= FACE_JOKER_SURE
+            read[0] == JOKER_CODE and read[1] >= FACE_JOKER_SURE
             and (card[0] == "J" or confidence < FACE_SURE))
         if same_rank:
             # An ace's bands show only its corner index, which the corners read already;
@@ -572,7 +597,7 @@ class CardIdentifier:
         (``??``, perhaps a back) that rank in the suit they make likeliest."""
         if suited(card):
             return self._pooled_suit(card[0], corners, band, (card, confidence))
-        if card != "JK":
+        if card != JOKER_CODE:
             rank, sure = self._rank(corners)
             if sure >= MIN_CONFIDENCE:
                 return self._pooled_suit(rank, corners, band, (UNSURE, sure))
