@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +18,11 @@ from referee.detection.cards import (
     DEFAULT_SUIT_MODEL,
     FACE_JOKER_SURE,
     FACE_SURE,
+    JOKER_CORNER_SURE,
     CardIdentifier,
     CardReading,
     ModelMissingError,
+    _faceless_jokers,
 )
 from synth import effects
 from synth.camera import Camera
@@ -483,3 +486,32 @@ def test_a_card_is_read_as_a_back_only_when_its_face_says_so_surely(
     faces(FACE_SURE - 0.05)
     assert identifier.backs(image, [corners], quick=[table]) == [None]
     assert identifier.backs(image, [corners], quick=[table], at_least=0.5)[0] is not None
+
+
+def test_a_card_whose_face_is_not_read_is_a_joker_by_one_corner_only_when_it_is_sure(
+        identifier: CardIdentifier, monkeypatch: pytest.MonkeyPatch) -> None:
+    def reading(first: dict[str, float], second: dict[str, float]) -> CardReading:
+        return identifier._combine(_probs(identifier, identifier.classes, **first),
+                                   _probs(identifier, identifier.classes, **second))
+
+    unsure = reading({"JK": JOKER_CORNER_SURE - 0.05}, {"other": 0.99})
+    assert unsure.card == "JK"  # as the corners alone read it
+    made, = _faceless_jokers([unsure], set())
+    assert made.card == "??" and made.corners == unsure.corners
+    assert made.confidence == unsure.confidence
+    # A corner sure enough, or both corners, or a card whose face was read: a joker stays.
+    sure = reading({"other": 0.99}, {"JK": JOKER_CORNER_SURE + 0.01})
+    both = reading({"JK": 0.7}, {"JK": 0.6})
+    assert [r.card for r in _faceless_jokers([sure, both, unsure], {2})] == ["JK"] * 3
+    # ``confirm`` makes it so, with or without a face model.
+    image, corners = _seven_of_clubs()
+    quick, = identifier.identify_many(image, [corners], quick=True)
+    joker = replace(quick, card="JK", confidence=unsure.confidence, corners=unsure.corners)
+    assert identifier.confirm([joker], [False], ensemble=False)[0].card == "??"
+    plain = CardIdentifier(DEFAULT_MODEL, face_model=None)
+    assert plain.confirm([joker], [False], ensemble=False)[0].card == "??"
+    assert plain.confirm([replace(joker, corners=sure.corners)], [False],
+                         ensemble=False)[0].card == "JK"
+    # An uncovered card's face is read, and what it then says stands (here: nothing new).
+    monkeypatch.setattr(identifier, "_decide", lambda reading, *args, **kwargs: reading)
+    assert identifier.confirm([joker], [True], ensemble=False)[0].card == "JK"
