@@ -13,7 +13,8 @@ them), and prints:
 - accuracy on cards at least 40% visible with at least one index corner showing;
 - accuracy on the fully visible cards no other card overlaps (their faces are read), and
   on the aces no other card overlaps (whose suit the face decides only when seen small);
-- the share read as "??" (unsure), and milliseconds per card.
+- the share read as "??" (unsure) and the share read as another card (wrong: it misleads a
+  ruling, where "??" waits for a sure reading), and milliseconds per card.
 Cards whose short side is under 45 px in the image are counted apart (too small to read).
 """
 
@@ -105,6 +106,14 @@ def main() -> None:
     def unsure(group: list[dict[str, object]]) -> float:
         return round(100 * sum(r["read"] == "??" for r in group) / max(len(group), 1), 2)
 
+    def wrong(group: list[dict[str, object]]) -> float:
+        return round(100 * sum(r["read"] not in (r["truth"], "??") for r in group)
+                     / max(len(group), 1), 2)
+
+    def figures(group: list[dict[str, object]]) -> dict[str, object]:
+        return {"cards": len(group), "accuracy_pct": accuracy(group),
+                "unsure_pct": unsure(group), "wrong_pct": wrong(group)}
+
     if args.csv:
         args.csv.parent.mkdir(parents=True, exist_ok=True)
         with args.csv.open("w", newline="") as handle:
@@ -114,14 +123,10 @@ def main() -> None:
     print(json.dumps({
         "split": args.split, "scenes": args.scenes, "cards_read": len(rows),
         "too_small": len(rows) - len(readable),
-        "fully_visible": {"cards": len(full), "accuracy_pct": accuracy(full),
-                          "unsure_pct": unsure(full)},
-        "partly_covered_index_showing": {"cards": len(partial), "accuracy_pct": accuracy(partial),
-                                         "unsure_pct": unsure(partial)},
-        "fully_visible_lying_apart": {"cards": len(apart), "accuracy_pct": accuracy(apart),
-                                      "unsure_pct": unsure(apart)},
-        "aces_lying_apart": {"cards": len(aces), "accuracy_pct": accuracy(aces),
-                             "unsure_pct": unsure(aces)},
+        "fully_visible": figures(full),
+        "partly_covered_index_showing": figures(partial),
+        "fully_visible_lying_apart": figures(apart),
+        "aces_lying_apart": figures(aces),
         "ms_per_card": round(1000 * seconds / max(len(rows), 1), 2),
     }))
 

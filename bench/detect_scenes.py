@@ -13,7 +13,9 @@ reading them (``detect``). Prints, for cards whose outline lies in the frame and
   the same for fully visible cards and for cards at least 40% visible;
 - of the cards lying face down, those fully visible and those at least 40% visible found
   (``face_down``: a held-out design's back is a pattern no model saw);
-- identity accuracy of the found cards (against the ground truth card code);
+- identity accuracy of the found cards (against the ground truth card code), and of them
+  the shares read ``??`` and read as another card, and how many read as a joker they are
+  not (``of_found``);
 - detections matching no card (precision: a detection of a card the frame cuts, or of one
   narrower than 45 px, matches that card; ``precision_counted_cards_only_pct``: matched
   against the counted cards alone, as before session 31), and how many detections there were
@@ -47,7 +49,7 @@ from shapely.geometry import Polygon
 
 from referee.calibration.rectify import PlaneMap
 from referee.calibration.solve import Lens
-from referee.cards import BACK_CODE, CARD_MM, card_size
+from referee.cards import BACK_CODE, CARD_MM, JOKER_CODE, UNREADABLE_CODE, card_size
 from referee.detection.crops import order_corners
 from referee.detection.detect import detect
 from synth.random_scenes import random_scene
@@ -81,6 +83,22 @@ def face_down(rows: list[dict[str, object]]) -> dict[str, object]:
         return {"cards": len(backs), "found_pct": round(100 * found / max(len(backs), 1), 1)}
 
     return {"fully_visible": share(FULLY_VISIBLE), "at_least_40pct_visible": share(SEEN)}
+
+
+def misread(rows: list[dict[str, object]]) -> dict[str, object]:
+    """Of the counted cards found (``rows``: as ``face_down`` takes them), the shares read
+    ``??`` and read as another card, and how many were read as a joker they are not. A
+    card read as another misleads a ruling, where ``??`` waits for a sure reading; the
+    identity figure counts both as wrong."""
+    found = [row for row in rows if str(row["found"]) == "True"]
+
+    def share(count: int) -> float:
+        return round(100 * count / max(len(found), 1), 1)
+
+    unsure = sum(row["read"] == UNREADABLE_CODE for row in found)
+    right = sum(row["read"] == row["truth"] for row in found)
+    return {"unsure_pct": share(unsure), "wrong_pct": share(len(found) - right - unsure),
+            "false_jokers": sum(row["read"] == JOKER_CODE != row["truth"] for row in found)}
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -238,6 +256,7 @@ def main() -> None:
                                    "outline_iou_0.9_pct": pct(seen_tight, seen_cards)},
         "face_down": face_down(rows),
         "identity_of_found_pct": pct(right, found),
+        "of_found": misread(rows),
         "precision_pct": pct(matched + excused, detections),
         "precision_counted_cards_only_pct": pct(matched, detections),
         "detections": {"all": detections, "of_counted_cards": matched,

@@ -45,3 +45,18 @@ def test_face_down_cards_are_counted_apart_by_how_much_shows() -> None:
     # none lying face down: no share to give, and no division by nothing
     assert detect_scenes.face_down([row("7H", 1.0, True)])["fully_visible"] == {
         "cards": 0, "found_pct": 0.0}
+
+
+def test_found_cards_read_unsure_or_as_another_card_are_counted_apart() -> None:
+    def row(truth: str, read: str, found: bool = True) -> dict[str, object]:
+        return {"scene": 0, "deck": "d", "truth": truth, "visible": 1.0, "width_px": 90.0,
+                "found": found, "iou": "", "read": read}
+
+    rows = [row("7H", "7H"), row("7H", "??"), row("9D", "JK"), row("JK", "JK"),
+            row("8S", "8C"), row("8S", "", found=False), row("back", "??")]
+    assert detect_scenes.misread(rows) == {"unsure_pct": 33.3, "wrong_pct": 33.3,
+                                           "false_jokers": 1}
+    text = [{**r, "found": str(r["found"])} for r in rows]  # as read back from the CSV
+    assert detect_scenes.misread(text) == detect_scenes.misread(rows)
+    assert detect_scenes.misread([]) == {"unsure_pct": 0.0, "wrong_pct": 0.0,
+                                         "false_jokers": 0}
