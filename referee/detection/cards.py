@@ -216,18 +216,14 @@ def _indexed(reading: CardReading) -> bool:
     return any(suited(code) and p >= BACK_INDEX_SURE for code, p in reading.corners)
 
 
-def _joker_by_one_corner(reading: CardReading) -> bool:
-    """Whether a reading is a joker that one corner alone reads, under JOKER_CORNER_SURE."""
+def joker_checked(reading: CardReading) -> CardReading:
+    """``reading``, or ``??`` when its face was not read and one corner alone reads it as a
+    joker, under JOKER_CORNER_SURE."""
     jokers = [p for code, p in reading.corners if code == JOKER_CODE]
-    return reading.card == JOKER_CODE and len(jokers) == 1 and jokers[0] < JOKER_CORNER_SURE
-
-
-def _faceless_jokers(readings: list[CardReading], faced: set[int]) -> list[CardReading]:
-    """``readings`` with each one whose face was not read (its index not in ``faced``) and
-    that one corner alone reads as a joker under JOKER_CORNER_SURE made ``??``."""
-    return [_revised(reading, UNSURE, reading.confidence, reading.face)
-            if i not in faced and _joker_by_one_corner(reading) else reading
-            for i, reading in enumerate(readings)]
+    if reading.face is None and reading.card == JOKER_CODE and len(jokers) == 1 \
+            and jokers[0] < JOKER_CORNER_SURE:
+        return _revised(reading, UNSURE, reading.confidence, None)
+    return reading
 
 
 @dataclass(frozen=True)
@@ -475,13 +471,14 @@ class CardIdentifier:
     def confirm(self, readings: Sequence[CardReading],
                 uncovered: Sequence[bool] | None = None, *,
                 ensemble: bool = True,
-                clear: Sequence[tuple[bool, bool]] | None = None) -> list[CardReading]:
+                clear: Sequence[tuple[bool, bool]] | None = None,
+                check_jokers: bool = True) -> list[CardReading]:
         """Quick readings (``identify_many(..., quick=True)``) completed: the corners read by
         every member of the index model's ensemble too (probabilities averaged; not with
         ``ensemble=False``), the faces and end bands of the ``uncovered`` cards read
         (``_decide``), and of the others the end bands ``clear`` names (``_decide_bands``).
         A card whose face is not read and that one corner alone reads as a joker, under
-        JOKER_CORNER_SURE, is ``??``."""
+        JOKER_CORNER_SURE, is ``??`` (``joker_checked``; not with ``check_jokers=False``)."""
         out = list(readings)
         known = [r.cut for r in readings if r.cut is not None]
         if len(known) != len(readings):
@@ -500,7 +497,7 @@ class CardIdentifier:
             out = [self._combine(mean[2 * i], mean[2 * i + 1], cut)
                    for i, cut in enumerate(known)]
         if self._face is None:
-            return _faceless_jokers(out, set())
+            return [joker_checked(reading) for reading in out] if check_jokers else out
         # (Of a card reaching beyond the picture, not the face when a tenth of it lies beyond,
         # nor the end band beyond it: what shows there is the picture's edge drawn out.)
         wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]
@@ -519,7 +516,7 @@ class CardIdentifier:
         for i, band in bands.items():
             if i not in wanted:
                 out[i] = self._decide_bands(out[i], mean[2 * i:2 * i + 2], band)
-        return _faceless_jokers(out, set(wanted))
+        return [joker_checked(reading) for reading in out] if check_jokers else out
 
     def _read_bands(self, cuts: Sequence[_Cut], ends: Sequence[tuple[bool, bool]],
                     ) -> dict[int, npt.NDArray[np.float32]]:

@@ -23,6 +23,7 @@ from referee.detection.cards import (
     CardReading,
     CardVerifier,
     ModelMissingError,
+    joker_checked,
     share_in_picture,
     suited,
 )
@@ -327,8 +328,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # cost 5-10 ms a frame and read the detector's outlines no better, models/README.md.)
         corners = [o.corners for o in outlines]
         over = stacking(slopes, corners)
-        final = identifier.confirm(quick, alone(corners, over),
-                                   ensemble=False, clear=clear_bands(corners, over))
+        final = identifier.confirm(quick, alone(corners, over), ensemble=False,
+                                   clear=clear_bands(corners, over), check_jokers=False)
         # A faint box whose corners read as a face-up card for sure is a card, whatever its
         # face then says (dropping those the face calls a back, a joker or ?? lost a card in
         # 754 on validation-design frames, models/README.md).
@@ -367,7 +368,10 @@ def detect(image: Image, identifier: CardIdentifier | None,
         shown = _cut_unread(corners, shared, readings, shown, image)
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
-        readings = [readings[i] for i in kept]
+        # Only now is a joker that one corner alone reads, its face not read, made ?? (the
+        # rules above take a joker outline much larger than the cards near it, or inside
+        # one, for no card: ``cards.joker_checked``).
+        readings = [(r.card, r.confidence) for r in (joker_checked(final[i]) for i in kept)]
         over = [[over[i][j] for j in kept] for i in kept]
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
@@ -383,7 +387,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
         if moved and identifier is not None:
             # A card moved is read again by its corners there; read surer as another card,
             # that is its reading (as with the polished outlines above).
-            again = identifier.identify_many(image, [whole[k] for k in moved], quick=True)
+            again = [joker_checked(reading) for reading in
+                     identifier.identify_many(image, [whole[k] for k in moved], quick=True)]
             for k, reading in zip(moved, again, strict=True):
                 if reading.card not in (readings[k][0], UNSURE) \
                         and reading.confidence > readings[k][1]:

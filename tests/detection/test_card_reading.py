@@ -22,7 +22,7 @@ from referee.detection.cards import (
     CardIdentifier,
     CardReading,
     ModelMissingError,
-    _faceless_jokers,
+    joker_checked,
 )
 from synth import effects
 from synth.camera import Camera
@@ -496,22 +496,27 @@ def test_a_card_whose_face_is_not_read_is_a_joker_by_one_corner_only_when_it_is_
 
     unsure = reading({"JK": JOKER_CORNER_SURE - 0.05}, {"other": 0.99})
     assert unsure.card == "JK"  # as the corners alone read it
-    made, = _faceless_jokers([unsure], set())
+    made = joker_checked(unsure)
     assert made.card == "??" and made.corners == unsure.corners
     assert made.confidence == unsure.confidence
     # A corner sure enough, or both corners, or a card whose face was read: a joker stays.
     sure = reading({"other": 0.99}, {"JK": JOKER_CORNER_SURE + 0.01})
     both = reading({"JK": 0.7}, {"JK": 0.6})
-    assert [r.card for r in _faceless_jokers([sure, both, unsure], {2})] == ["JK"] * 3
-    # ``confirm`` makes it so, with or without a face model.
+    faced = replace(unsure, face=("JK", 0.4))
+    assert [joker_checked(r).card for r in (sure, both, faced)] == ["JK"] * 3
+    # ``confirm`` makes it so, with or without a face model, unless told not to.
     image, corners = _seven_of_clubs()
     quick, = identifier.identify_many(image, [corners], quick=True)
     joker = replace(quick, card="JK", confidence=unsure.confidence, corners=unsure.corners)
     assert identifier.confirm([joker], [False], ensemble=False)[0].card == "??"
+    assert identifier.confirm([joker], [False], ensemble=False,
+                              check_jokers=False)[0].card == "JK"
     plain = CardIdentifier(DEFAULT_MODEL, face_model=None)
     assert plain.confirm([joker], [False], ensemble=False)[0].card == "??"
+    assert plain.confirm([joker], [False], ensemble=False, check_jokers=False)[0].card == "JK"
     assert plain.confirm([replace(joker, corners=sure.corners)], [False],
                          ensemble=False)[0].card == "JK"
     # An uncovered card's face is read, and what it then says stands (here: nothing new).
-    monkeypatch.setattr(identifier, "_decide", lambda reading, *args, **kwargs: reading)
+    monkeypatch.setattr(identifier, "_decide", lambda reading, *args, **kwargs: replace(
+        reading, face=("JK", 0.4)))
     assert identifier.confirm([joker], [True], ensemble=False)[0].card == "JK"

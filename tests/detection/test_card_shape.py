@@ -288,6 +288,23 @@ def test_a_card_moved_on_the_table_is_read_again_there(whole: tuple[str, float],
     assert covered.card == read
 
 
+def test_a_card_moved_on_the_table_is_not_taken_for_a_joker_one_corner_reads_unsure() -> None:
+    class OneCorner(_ReadsIf):
+        def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
+            return [replace(r, corners=(r.corners[0], ("other", 0.99)))
+                    for r in super().identify_many(image, cards, uncovered, quick=quick)]
+
+    image, objects = _rendered(("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0))
+    under, top = (np.array(o.corners_px) for o in objects)
+    short_px = PLANE.to_pixels(_card_mm((0.0, 0.0), 0.0, 70.0))
+    for joker, read in ((0.9, "4S"), (0.99, "JK")):
+        reader = OneCorner(lambda c: _iou(c, under) > 0.95, ("JK", joker), ("4S", 0.7))
+        found = detect(image, reader, _FindsThese([short_px, top]),  # type: ignore[arg-type]
+                       shapes_too=False, plane=PLANE)
+        (covered,) = [c for c in found.cards if _iou(np.array(c.corners), under) > 0.95]
+        assert covered.card == read
+
+
 def test_a_card_is_not_made_from_a_shown_end_of_no_card_s_width() -> None:
     # an outline whose shown end (1) is 82 mm wide though its hidden end is a card's width
     wedge_mm = _card_mm((0.0, 0.0), 0.0, 80.0)

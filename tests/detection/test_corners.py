@@ -160,7 +160,7 @@ class _Reads:
 
         return [CardReading("9H", 0.99, (("9H", 0.99), ("9H", 0.99)), cut=None) for _ in cards]
 
-    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None, check_jokers=True):  # type: ignore[no-untyped-def]
         return list(readings)
 
 

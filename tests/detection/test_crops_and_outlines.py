@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -417,8 +418,11 @@ class _Reads:
                        CardReading("??", 0.45, (("QC", 0.45), ("other", 0.9))))
         return out
 
-    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
-        return list(readings)
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None, check_jokers=True):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import joker_checked
+
+        # (as the real one: a joker one corner alone reads unsure is ?? when checked)
+        return [joker_checked(r) for r in readings] if check_jokers else list(readings)
 
 
 class _Finds:
@@ -492,7 +496,7 @@ class _FaceNames(_ReadsTable):
     def __init__(self, card: str) -> None:
         self.card = card
 
-    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None, check_jokers=True):  # type: ignore[no-untyped-def]
         from dataclasses import replace
 
         return [replace(r, card=self.card, confidence=0.7) for r in readings]
@@ -592,7 +596,7 @@ def test_a_faint_box_is_a_card_only_when_read_for_sure_as_a_face_up_card(
 class _FaceSaysBack(_ReadsAs):
     """Corners read as a queen of clubs, sure; the face then says it is a back."""
 
-    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None, check_jokers=True):  # type: ignore[no-untyped-def]
         from referee.detection.cards import CardReading
 
         return [CardReading("back", 0.99, r.corners) for r in readings]
@@ -1048,7 +1052,7 @@ class _FaceReads(_ReadsBy):
                         * 2) if r.card != "??" and top in self.by_place else r
                 for r, top in zip(out, tops, strict=True)]
 
-    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None, check_jokers=True):  # type: ignore[no-untyped-def]
         from dataclasses import replace
 
         return [replace(r, card=self.face, confidence=0.75) if r.card == "??" else r
@@ -1105,6 +1109,30 @@ def test_an_outline_much_larger_or_smaller_than_the_cards_near_it_is_no_card(
     cards = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174)]
     third = _rect(400, 60, width, round(width * 88 / 63))  # a card's shape, any size
     assert _kept([*cards, third], {126: ("QC", 0.95), 124: ("7H", 0.95), width: other}) == kept
+
+
+class _ReadsByOneCorner(_ReadsBy):
+    """As ``_ReadsBy``, but the second corner of each outline reads as no card."""
+
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
+        return [replace(r, corners=(r.corners[0], ("other", 0.99)))
+                for r in super().identify_many(image, cards, uncovered, quick=quick)]
+
+
+@pytest.mark.parametrize(("joker", "width", "kept"), [
+    (0.9, 125, ["7H", "??", "QC"]),  # one corner 0.9 sure: not sure enough
+    (0.99, 125, ["7H", "JK", "QC"]),
+    (0.9, 240, ["7H", "QC"]),  # much larger than the cards near it: as a joker, no card
+])
+def test_a_joker_one_corner_reads_unsure_is_reported_unsure_after_the_rules(
+        joker: float, width: int, kept: list[str]) -> None:
+    boxes = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174),
+             _rect(400, 60, width, round(width * 88 / 63))]
+    reads = {126: ("QC", 0.95), 124: ("7H", 0.95), width: ("JK", joker)}
+    image = np.full((500, 900, 3), (40, 90, 40), np.uint8)
+    found = detect(image, _ReadsByOneCorner(reads), _FindsThese(boxes),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert sorted(c.card for c in found.cards) == sorted(kept)
 
 
 def test_only_cards_read_for_sure_measure_the_others() -> None:
@@ -1705,7 +1733,7 @@ class _BackFaces(_ReadsTable):
         return [CardReading("back", 0.97, (("other", 0.9), ("other", 0.8)), ("back", 0.97))
                 if said else None for _ in cards]
 
-    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None):  # type: ignore[no-untyped-def]
+    def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None, check_jokers=True):  # type: ignore[no-untyped-def]
         from dataclasses import replace
 
         return [r if self.stays else replace(r, card="??", confidence=0.3) for r in readings]
