@@ -11,6 +11,7 @@ from shapely.geometry import Polygon
 from referee.calibration.rectify import PlaneMap
 from referee.calibration.solve import Lens
 from referee.detection.card_shape import card_shaped
+from referee.detection.cards import JOKER_CORNER_SURE
 from referee.detection.detect import detect
 from referee.detection.outlines import gradients
 from synth.camera import Camera
@@ -297,7 +298,7 @@ def test_a_card_moved_on_the_table_is_not_taken_for_a_joker_one_corner_reads_uns
     image, objects = _rendered(("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0))
     under, top = (np.array(o.corners_px) for o in objects)
     short_px = PLANE.to_pixels(_card_mm((0.0, 0.0), 0.0, 70.0))
-    for joker, read in ((0.9, "4S"), (0.99, "JK")):
+    for joker, read in ((JOKER_CORNER_SURE - 0.05, "4S"), (JOKER_CORNER_SURE, "JK")):
         reader = OneCorner(lambda c: _iou(c, under) > 0.95, ("JK", joker), ("4S", 0.7))
         found = detect(image, reader, _FindsThese([short_px, top]),  # type: ignore[arg-type]
                        shapes_too=False, plane=PLANE)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from shapely.geometry import Polygon
 
-from referee.detection.cards import MODELS_DIR, CardIdentifier
+from referee.detection.cards import JOKER_CORNER_SURE, MODELS_DIR, CardIdentifier
 from referee.detection.crops import (
     FACE_CROP_PX,
     LEGACY_INDEX_MM,
@@ -1120,10 +1120,10 @@ class _ReadsByOneCorner(_ReadsBy):
 
 
 @pytest.mark.parametrize(("joker", "width", "kept"), [
-    (0.9, 125, ["7H", "??", "QC"]),  # one corner 0.9 sure: not sure enough
-    (0.99, 125, ["7H", "JK", "QC"]),
-    (0.9, 240, ["7H", "QC"]),  # much larger than the cards near it: as a joker, no card
-])
+    (JOKER_CORNER_SURE - 0.05, 125, ["7H", "??", "QC"]),  # one corner: not sure enough
+    (JOKER_CORNER_SURE, 125, ["7H", "JK", "QC"]),
+    (JOKER_CORNER_SURE - 0.05, 240, ["7H", "QC"]),  # much larger than the cards near it:
+])                                                  # as a joker, no card
 def test_a_joker_one_corner_reads_unsure_is_reported_unsure_after_the_rules(
         joker: float, width: int, kept: list[str]) -> None:
     boxes = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174),
