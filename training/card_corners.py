@@ -214,13 +214,13 @@ def flipped(patches: np.ndarray, targets: np.ndarray,
 
 
 def train(folders: list[Path], epochs: int, batch: int, out_name: str,
-          flip: bool = False) -> None:
+          flip: bool = False, seed: int = 0) -> None:
     import torch
 
     if epochs < 1:
         raise SystemExit("--epochs must be 1 or more")
     torch.set_num_threads(2)
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     train_x, train_y = _load(folders, "train")
     val_x, val_y = _load(folders, "val")
     reference = patch_corners().astype(np.float32)
@@ -229,7 +229,7 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str,
     steps = epochs * ((len(train_x) + batch - 1) // batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=2e-3, total_steps=steps)
     started = time.time()
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     print(f"{len(train_x)} training patches, {len(val_x)} validation patches", flush=True)
     for epoch in range(epochs):
         model.train()
@@ -257,7 +257,7 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str,
               f"{time.time() - started:.0f} s", flush=True)
     export(model, out_name, {
         "trained_on": [_render(folder) for folder in folders], "epochs": epochs, "batch": batch,
-        "train_patches": len(train_x), "flip": flip,
+        "train_patches": len(train_x), "flip": flip, "seed": seed,
         "train_seconds": round(time.time() - started),
         "val": error})
 
@@ -338,13 +338,16 @@ def main() -> None:
     fit.add_argument("--name", default="card_corners")
     fit.add_argument("--flip", action="store_true",
                      help="turn patches left to right and upside down at random")
+    fit.add_argument("--seed", type=int, default=0,
+                     help="the network's first weights and the order of the patches (the "
+                          "first two runs: 0; another run on the same patches: another seed)")
     args = parser.parse_args()
     if args.command == "data":
         if not 0.0 <= args.boxed_share <= 1.0:
             parser.error("--boxed-share is a share: 0 to 1")
         make_data(args.out, args.scenes, args.seed, args.workers, args.boxed_share)
     else:
-        train(args.data, args.epochs, args.batch, args.name, args.flip)
+        train(args.data, args.epochs, args.batch, args.name, args.flip, args.seed)
 
 
 if __name__ == "__main__":
