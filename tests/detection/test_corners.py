@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -337,3 +339,27 @@ def test_detect_without_a_usable_corner_model_warns_in_one_line_and_goes_on(
         "referee: warning: card corner model x.onnx cannot be loaded by onnxruntime; outlines "
         "are as tightened on the picture's edges"]
     assert [c["card"] for c in json.loads(out)["cards"]] == ["9H"]
+
+
+def test_a_corner_run_s_seed_sets_its_first_weights_and_is_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    from training import card_corners
+
+    rng = np.random.default_rng(0)
+    width, height = CORNER_PATCH_PX
+    for split, count in (("train", 8), ("val", 4)):
+        (tmp_path / split).mkdir()
+        np.savez_compressed(tmp_path / split / "shard0000.npz",
+                            patches=rng.integers(0, 256, (count, height, width, 3), np.uint8),
+                            targets=(patch_corners() + rng.normal(0, 2, (count, 4, 2)))
+                            .astype(np.float32))
+    runs: list[tuple[dict[str, object], dict[str, object]]] = []
+    monkeypatch.setattr(card_corners, "export",
+                        lambda model, name, meta: runs.append((model.state_dict(), meta)))
+    for seed in (0, 0, 1):
+        card_corners.train([tmp_path], epochs=1, batch=4, out_name="x", seed=seed)
+    (first, meta), (again, _), (other, other_meta) = runs
+    assert meta["seed"] == 0 and other_meta["seed"] == 1
+    assert all(torch.equal(first[k], again[k]) for k in first)  # a seed trains the same
+    assert not all(torch.equal(first[k], other[k]) for k in first)  # another seed does not
