@@ -339,8 +339,9 @@ def main() -> None:
     fit.add_argument("--flip", action="store_true",
                      help="turn patches left to right and upside down at random")
     fit.add_argument("--seed", type=int, default=0,
-                     help="the network's first weights and the order of the patches (the "
-                          "first two runs: 0; another run on the same patches: another seed)")
+                     help="the network's first weights, the order of the patches and their "
+                          "brightness, contrast and flips (the first two runs: 0; another run "
+                          "on the same patches: another seed)")
     args = parser.parse_args()
     if args.command == "data":
         if not 0.0 <= args.boxed_share <= 1.0:

@@ -129,16 +129,17 @@ SPLIT_BATCH: Final = 8
 #: split among the cores from 2 * SPLIT_BATCH / FACE_CUT_COST = 4 faces on (the verifier's
 #: 9 faces a frame were cut in turn, one core waiting, session 38).
 FACE_CUT_COST: Final = 4
-#: A card whose face is not read (another lies on it, or no face model) is a joker by one
-#: corner alone only when that corner reads one at least this sure; else it is ``??``. The
-#: index model, knowing no such corner, reads a corner of a number card or court of an
-#: unfamiliar design as a joker (aisleriot tango's most), and a card taken for a joker
-#: misleads a ruling (Slapstick: a joker hands the row on), where ``??`` waits for a sure
-#: reading. Jokers of designs never seen read 0.64-0.98 from one corner, as sure as many
-#: such misreadings: at this bar, of `referee detect`'s readings on 500 rendered frames 10
-#: wrong jokers are ``??`` and 1 joker, on both validation and held-out designs (at 0.98,
-#: chosen first on validation designs, 3 held-out jokers more at 0.95-0.978 from true
-#: outlines; session 51, models/README.md).
+#: A card whose face is not read (another card overlaps it, part of it lies beyond the
+#: picture, or there is no face model) is a joker by one corner alone only when that corner
+#: reads one at least this sure; else it is ``??``. The index model, knowing no such corner,
+#: reads a corner of a number card or court of an unfamiliar design as a joker (aisleriot
+#: tango's most), and a card taken for a joker misleads a ruling (Slapstick: a joker hands
+#: the row on), where ``??`` waits for a sure reading. Jokers of designs never seen read
+#: 0.64-0.98 from one corner, as sure as many such misreadings. On 500 rendered frames of
+#: each split `referee detect` so reads 7 (validation designs) and 5 (held-out) found cards
+#: taken for jokers ``??``, and one joker each (the bar was first 0.98, chosen on the
+#: validation designs; from true outlines it made 3 held-out jokers read 0.95-0.978 ``??``;
+#: session 51, models/README.md).
 JOKER_CORNER_SURE: Final = 0.9
 #: How many next likeliest card codes a reading keeps (the tracker may need one when the
 #: likeliest is a card already on the table).
@@ -219,11 +220,11 @@ def _indexed(reading: CardReading) -> bool:
 
 
 def joker_checked(reading: CardReading) -> CardReading:
-    """``reading``, or ``??`` when its face was not read and one corner alone reads it as a
-    joker, under JOKER_CORNER_SURE."""
+    """``reading``, or ``??`` when it is a joker whose face was not read and that no more than
+    one corner reads as one (as its likeliest class), none JOKER_CORNER_SURE sure."""
     jokers = [p for code, p in reading.corners if code == JOKER_CODE]
-    if reading.face is None and reading.card == JOKER_CODE and len(jokers) == 1 \
-            and jokers[0] < JOKER_CORNER_SURE:
+    if reading.face is None and reading.card == JOKER_CODE and len(jokers) < 2 \
+            and max(jokers, default=0.0) < JOKER_CORNER_SURE:
         return _revised(reading, UNSURE, reading.confidence, None)
     return reading
 
@@ -479,7 +480,7 @@ class CardIdentifier:
         every member of the index model's ensemble too (probabilities averaged; not with
         ``ensemble=False``), the faces and end bands of the ``uncovered`` cards read
         (``_decide``), and of the others the end bands ``clear`` names (``_decide_bands``).
-        A card whose face is not read and that one corner alone reads as a joker, under
+        A joker whose face is not read and that one corner at most reads as one, under
         JOKER_CORNER_SURE, is ``??`` (``joker_checked``; not with ``check_jokers=False``)."""
         out = list(readings)
         known = [r.cut for r in readings if r.cut is not None]
@@ -498,27 +499,38 @@ class CardIdentifier:
                 [cut.seen for cut in known])
             out = [self._combine(mean[2 * i], mean[2 * i + 1], cut)
                    for i, cut in enumerate(known)]
-        if self._face is None:
-            return [joker_checked(reading) for reading in out] if check_jokers else out
+        if self._face is not None:
+            out = self._faces_and_bands(out, known, mean, uncovered, clear)
+        return [joker_checked(reading) for reading in out] if check_jokers else out
+
+    def _faces_and_bands(self, readings: list[CardReading], cuts: list[_Cut],
+                         corners: npt.NDArray[np.float32], uncovered: Sequence[bool] | None,
+                         clear: Sequence[tuple[bool, bool]] | None) -> list[CardReading]:
+        """``readings`` (of ``cuts``; ``corners``: their corners' probabilities, two rows a
+        card) decided again by the faces and end bands of the ``uncovered`` cards
+        (``_decide``), and of the others by the end bands ``clear`` names
+        (``_decide_bands``)."""
+        assert self._face is not None
+        out = list(readings)
         # (Of a card reaching beyond the picture, not the face when a tenth of it lies beyond,
         # nor the end band beyond it: what shows there is the picture's edge drawn out.)
         wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]
-                  and known[i].in_picture >= FACE_SEEN_SHARE]
+                  and cuts[i].in_picture >= FACE_SEEN_SHARE]
         # The end bands the suit model reads: both of an uncovered card's, the clear ones of
         # the others'.
         ends = [_both((True, True) if i in wanted else clear[i] if clear is not None
-                      else (False, False), known[i].seen) for i in range(len(out))]
-        bands = self._read_bands(known, ends)
+                      else (False, False), cuts[i].seen) for i in range(len(out))]
+        bands = self._read_bands(cuts, ends)
         if wanted:
-            _, faces = self._face.cut_and_read([known[i] for i in wanted],
+            _, faces = self._face.cut_and_read([cuts[i] for i in wanted],
                                                lambda cut: (cut.face(),))
             for i, face in zip(wanted, faces, strict=True):
-                out[i] = self._decide(out[i], face, mean[2 * i:2 * i + 2],
-                                      known[i].px_per_mm(), bands.get(i))
+                out[i] = self._decide(out[i], face, corners[2 * i:2 * i + 2],
+                                      cuts[i].px_per_mm(), bands.get(i))
         for i, band in bands.items():
             if i not in wanted:
-                out[i] = self._decide_bands(out[i], mean[2 * i:2 * i + 2], band)
-        return [joker_checked(reading) for reading in out] if check_jokers else out
+                out[i] = self._decide_bands(out[i], corners[2 * i:2 * i + 2], band)
+        return out
 
     def _read_bands(self, cuts: Sequence[_Cut], ends: Sequence[tuple[bool, bool]],
                     ) -> dict[int, npt.NDArray[np.float32]]:

@@ -334,6 +334,11 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # face then says (dropping those the face calls a back, a joker or ?? lost a card in
         # 754 on validation-design frames, models/README.md).
         readings = [(r.card, r.confidence) for r in final]
+        # A joker that one corner at most reads unsure, its face not read, is ?? in the end
+        # (``cards.joker_checked``): so the rules below for outlines read ?? take it, while
+        # those that take a joker much larger than the cards near it, or inside a card, for
+        # no card still see the joker.
+        checked = [(r.card, r.confidence) for r in map(joker_checked, final)]
         # A back that cards read face up, none of them under it, cover almost whole shows
         # nothing of itself: two cards side by side outlined as one, or part of one card's
         # face (real photos).
@@ -348,12 +353,12 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # covered cards so).
         # A box kept on the verifier's word is a card only if it is read as one in the end
         # (on real photos those still ?? were clutter and print).
-        parts = _parts(corners, [card for card, _ in readings], image)
+        parts = _parts(corners, [card for card, _ in checked], image)
         # And one outlined as a back by its colours is a card only if still read as a back.
         shown = [keep and not part and not (word and card == UNSURE)
                  and not (back and card != BACK_CODE)
                  for keep, part, word, back, (card, _)
-                 in zip(shown, parts, on_word, as_back, readings, strict=True)]
+                 in zip(shown, parts, on_word, as_back, checked, strict=True)]
         # The outlines' convex hulls' areas and overlaps, for the next four rules.
         areas, shared = shared_areas(corners)
         # Part of a card outlined again inside its whole outline is no card of its own.
@@ -365,13 +370,10 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # An outline round two face-up cards lying side by side is no third card.
         shown = _round_two(corners, sizes, shared, readings, shown, over)
         # Nor is an unread one the picture cuts that no other outline overlaps.
-        shown = _cut_unread(corners, shared, readings, shown, image)
+        shown = _cut_unread(corners, shared, checked, shown, image)
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
-        # Only now is a joker that one corner alone reads, its face not read, made ?? (the
-        # rules above take a joker outline much larger than the cards near it, or inside
-        # one, for no card: ``cards.joker_checked``).
-        readings = [(r.card, r.confidence) for r in (joker_checked(final[i]) for i in kept)]
+        readings = [checked[i] for i in kept]
         over = [[over[i][j] for j in kept] for i in kept]
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
@@ -386,17 +388,22 @@ def detect(image: Image, identifier: CardIdentifier | None,
                  if new is not o.corners]
         if moved and identifier is not None:
             # A card moved is read again by its corners there; read surer as another card,
-            # that is its reading (as with the polished outlines above).
+            # or as a card where it was ??, that is its reading (as with the polished
+            # outlines above).
             again = [joker_checked(reading) for reading in
                      identifier.identify_many(image, [whole[k] for k in moved], quick=True)]
             for k, reading in zip(moved, again, strict=True):
-                if reading.card not in (readings[k][0], UNSURE) \
-                        and reading.confidence > readings[k][1]:
+                if reading.card not in (readings[k][0], UNSURE) and (
+                        readings[k][0] == UNSURE or reading.confidence > readings[k][1]):
                     readings[k] = (reading.card, reading.confidence)
         if moved:
-            # A card moved onto another card's outline is one card: the surer read stays.
+            # A card moved onto another card's outline is one card: the surer read stays
+            # (one read ?? ranks under every one read as a card, however sure it was of a
+            # rank or of a joker).
             kept = [k for k in range(len(whole))
-                    if k not in _repeats(whole, set(moved), [c for _, c in readings])]
+                    if k not in _repeats(whole, set(moved),
+                                         [sure - 1.0 if card == UNSURE else sure
+                                          for card, sure in readings])]
             outlines = [replace(outlines[k], corners=whole[k]) for k in kept]
             readings = [readings[k] for k in kept]
             over = [[over[i][j] for j in kept] for i in kept]

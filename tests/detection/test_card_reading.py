@@ -504,6 +504,9 @@ def test_a_card_whose_face_is_not_read_is_a_joker_by_one_corner_only_when_it_is_
     both = reading({"JK": 0.7}, {"JK": 0.6})
     faced = replace(unsure, face=("JK", 0.4))
     assert [joker_checked(r).card for r in (sure, both, faced)] == ["JK"] * 3
+    # A joker no corner reads as its likeliest class (the two together make it) is ?? too.
+    neither = reading({"QH": 0.5, "JK": 0.45}, {"other": 0.55, "JK": 0.45})
+    assert neither.card == "JK" and joker_checked(neither).card == "??"
     # ``confirm`` makes it so, with or without a face model, unless told not to.
     image, corners = _seven_of_clubs()
     quick, = identifier.identify_many(image, [corners], quick=True)

@@ -304,6 +304,14 @@ def test_a_card_moved_on_the_table_is_not_taken_for_a_joker_one_corner_reads_uns
                        shapes_too=False, plane=PLANE)
         (covered,) = [c for c in found.cards if _iou(np.array(c.corners), under) > 0.95]
         assert covered.card == read
+    # Where it was outlined short, a joker one corner read unsure is ??: read as a card where
+    # moved, however less surely, it is that card.
+    reader = OneCorner(lambda c: _iou(c, under) > 0.95, ("4S", 0.7),
+                       ("JK", JOKER_CORNER_SURE - 0.05))
+    found = detect(image, reader, _FindsThese([short_px, top]),  # type: ignore[arg-type]
+                   shapes_too=False, plane=PLANE)
+    (covered,) = [c for c in found.cards if _iou(np.array(c.corners), under) > 0.95]
+    assert covered.card == "4S"
 
 
 def test_a_card_is_not_made_from_a_shown_end_of_no_card_s_width() -> None:

@@ -1055,8 +1055,8 @@ class _FaceReads(_ReadsBy):
     def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None, check_jokers=True):  # type: ignore[no-untyped-def]
         from dataclasses import replace
 
-        return [replace(r, card=self.face, confidence=0.75) if r.card == "??" else r
-                for r in readings]
+        return [replace(r, card=self.face, confidence=0.75, face=(self.face, 0.75))
+                if r.card == "??" else r for r in readings]
 
 
 @pytest.mark.parametrize(("parts", "face", "kept"), [
@@ -1119,15 +1119,19 @@ class _ReadsByOneCorner(_ReadsBy):
                 for r in super().identify_many(image, cards, uncovered, quick=quick)]
 
 
-@pytest.mark.parametrize(("joker", "width", "kept"), [
-    (JOKER_CORNER_SURE - 0.05, 125, ["7H", "??", "QC"]),  # one corner: not sure enough
-    (JOKER_CORNER_SURE, 125, ["7H", "JK", "QC"]),
-    (JOKER_CORNER_SURE - 0.05, 240, ["7H", "QC"]),  # much larger than the cards near it:
-])                                                  # as a joker, no card
-def test_a_joker_one_corner_reads_unsure_is_reported_unsure_after_the_rules(
-        joker: float, width: int, kept: list[str]) -> None:
+@pytest.mark.parametrize(("joker", "width", "top", "kept"), [
+    (JOKER_CORNER_SURE - 0.05, 125, 60, ["7H", "??", "QC"]),  # one corner: not sure enough
+    (JOKER_CORNER_SURE, 125, 60, ["7H", "JK", "QC"]),
+    # much larger than the cards near it: as a joker, no card
+    (JOKER_CORNER_SURE - 0.05, 240, 60, ["7H", "QC"]),
+    # cut by the picture, overlapping nothing: as a ??, no card
+    (JOKER_CORNER_SURE - 0.05, 125, 420, ["7H", "QC"]),
+    (JOKER_CORNER_SURE, 125, 420, ["7H", "JK", "QC"]),
+])
+def test_a_joker_one_corner_reads_unsure_is_judged_as_both_and_reported_unsure(
+        joker: float, width: int, top: int, kept: list[str]) -> None:
     boxes = [_rect(60, 40, 126, 176), _rect(60, 260, 124, 174),
-             _rect(400, 60, width, round(width * 88 / 63))]
+             _rect(400, top, width, round(width * 88 / 63))]
     reads = {126: ("QC", 0.95), 124: ("7H", 0.95), width: ("JK", joker)}
     image = np.full((500, 900, 3), (40, 90, 40), np.uint8)
     found = detect(image, _ReadsByOneCorner(reads), _FindsThese(boxes),  # type: ignore[arg-type]
