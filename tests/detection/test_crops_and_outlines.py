@@ -1626,6 +1626,11 @@ def test_an_unread_part_of_a_card_at_the_picture_s_edge_goes_with_the_card(
     reader = _ReadsBy({60: ("??", 0.45), 140: ("QH", 0.95)}, axis=1)
     found = detect(image, reader, _FindsThese([whole, part]), shapes_too=False)  # type: ignore[arg-type]
     assert sorted(c.card for c in found.cards) == kept
+    # So is a part one corner reads as a joker, unsure, though read surer than the card.
+    joker = _ReadsByOneCorner({60: ("JK", JOKER_CORNER_SURE - 0.01), 140: ("QH", 0.85)},
+                              axis=1)
+    found = detect(image, joker, _FindsThese([whole, part]), shapes_too=False)  # type: ignore[arg-type]
+    assert sorted(c.card for c in found.cards) == kept
 
 
 def test_a_split_end_the_edge_cuts_keeps_the_bar_of_split_ends_when_completed() -> None:
