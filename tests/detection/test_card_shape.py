@@ -353,6 +353,26 @@ def test_detect_moves_an_outline_askew_onto_the_card_and_keeps_one_of_two() -> N
         assert _iou(np.array(found[0].corners), truth) > 0.95
 
 
+def test_of_one_card_outlined_twice_on_a_calibrated_table_one_read_unsure_goes() -> None:
+    # The part is read a joker by one corner, 0.85 sure: ?? (``cards.joker_checked``), surer
+    # than the whole card's reading (4C, 0.6). Made the card from its first end, it repeats
+    # the whole outline: the one read as a card stays, however less surely it was read.
+    class OneCorner(_OneCorner, _ReadsIf):
+        """As ``_ReadsIf``, but the second corner of each outline reads as no card."""
+
+    image, (seen,) = _rendered(("4S", (-20.0, 15.0), 25.0))
+    true_mm, truth = np.array(seen.corners_mm), np.array(seen.corners_px)
+    right = truth + 0.3
+    part_mm = true_mm.copy()
+    part_mm[[3, 2]] = part_mm[[0, 1]] + (part_mm[[3, 2]] - part_mm[[0, 1]]) * 40 / 88
+    part = PLANE.to_pixels(_skewed(part_mm, 1, 0.0, 6.0))
+    reader = OneCorner(lambda c: _iou(c, right) > 0.999, ("4C", 0.6), ("JK", 0.85))
+    found = detect(image, reader, _FindsThese([part, right]),  # type: ignore[arg-type]
+                   shapes_too=False, plane=PLANE).cards
+    assert [c.card for c in found] == ["4C"]
+    assert _iou(np.array(found[0].corners), truth) > 0.95
+
+
 def test_a_degenerate_outline_is_left_as_it_is_without_warnings() -> None:
     import warnings
 

@@ -515,6 +515,8 @@ class _Sure:
 @pytest.mark.parametrize(("score", "doubt", "named", "kept"), [
     (0.7, 0.05, "4C", True),  # the verifier vouches for it, and it is read at last
     (0.7, 0.05, "??", False),  # vouched for, but never read: clutter on real photos
+    # read a joker with no corner reading one: ?? (``cards.joker_checked``), so dropped too
+    (0.7, 0.05, "JK", False),
     (0.7, 0.3, "4C", False),  # the verifier not sure enough
     (0.5, 0.05, "4C", False),  # the detector not sure enough
 ])
