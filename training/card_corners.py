@@ -62,10 +62,11 @@ def boxed(corners: np.ndarray) -> np.ndarray:
 
 
 def astray(corners: np.ndarray, rng: np.random.Generator,
-           boxed_share: float = 0.0) -> np.ndarray:
+           boxed_share: float = 0.0, side_mm: float = 10.0) -> np.ndarray:
     """A card's true outline (4 x 2 pixels) as a tightened detector box may give it; moved
     from its smallest rectangle (``boxed``), as the box itself is, ``boxed_share`` of the
-    time (with 0, no number is drawn for it: the first corner model's data).
+    time (with 0, no number is drawn for it: the first corner model's data); two times in
+    five one side moved up to ``side_mm`` either way.
 
     A card seen in perspective is no rectangle: on held-out frames a third of the fully
     visible cards have their smallest rectangle at IoU under 0.9 with them, and the first
@@ -87,28 +88,29 @@ def astray(corners: np.ndarray, rng: np.random.Generator,
         a, b = out[side], out[(side + 1) % 4]
         direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
         normal = np.array([-direction[1], direction[0]])
-        move = rng.uniform(-10.0, 10.0) * px_per_mm
+        move = rng.uniform(-side_mm, side_mm) * px_per_mm
         out[side] += move * normal
         out[(side + 1) % 4] += move * normal
     return np.asarray(out, np.float64)
 
 
-def target_in_patch(truth: np.ndarray, warp: np.ndarray) -> np.ndarray:
-    """The true corners in the patch (``warp``: image onto patch), in the order of the
-    patch's own corners (``crops.patch_corners``: each true corner with the one it lies
-    nearest, the order round the card kept)."""
+def target_in_patch(truth: np.ndarray, warp: np.ndarray,
+                    px_per_mm: float = 1.0) -> np.ndarray:
+    """The true corners in the patch (``warp``: image onto patch, cut at ``px_per_mm``), in
+    the order of the patch's own corners (``crops.patch_corners``: each true corner with the
+    one it lies nearest, the order round the card kept)."""
     points = cv2.perspectiveTransform(order_corners(truth).reshape(1, 4, 2), warp)[0]
-    reference = patch_corners()
+    reference = patch_corners(px_per_mm)
     shifts = [np.roll(points, k, axis=0) for k in range(4)]
     return np.asarray(min(shifts, key=lambda p: float(np.linalg.norm(p - reference,
                                                                      axis=1).sum())),
                       np.float32)
 
 
-def _render_shard(job: tuple[Path, int, int, str, float]) -> int:
+def _render_shard(job: tuple[Path, int, int, str, float, float, float]) -> int:
     from synth.random_scenes import random_scene
 
-    path, seed, scenes, split, boxed_share = job
+    path, seed, scenes, split, boxed_share, px_per_mm, side_mm = job
     rng = np.random.default_rng(seed)
     patches: list[np.ndarray] = []
     targets: list[np.ndarray] = []
@@ -127,9 +129,10 @@ def _render_shard(job: tuple[Path, int, int, str, float]) -> int:
                     and (corners[:, 1] < height).all()):
                 continue
             for _ in range(PER_CARD):
-                patch, warp = corner_patch(image, astray(corners, rng, boxed_share))
+                patch, warp = corner_patch(image, astray(corners, rng, boxed_share, side_mm),
+                                           px_per_mm)
                 patches.append(patch)
-                targets.append(target_in_patch(corners, warp))
+                targets.append(target_in_patch(corners, warp, px_per_mm))
     np.savez_compressed(path, patches=np.asarray(patches, np.uint8).reshape(
         -1, CORNER_PATCH_PX[1], CORNER_PATCH_PX[0], 3), targets=np.asarray(
         targets, np.float32).reshape(-1, 4, 2))
@@ -137,7 +140,7 @@ def _render_shard(job: tuple[Path, int, int, str, float]) -> int:
 
 
 def make_data(out: Path, scenes: int, seed: int, workers: int,
-              boxed_share: float = 0.0) -> None:
+              boxed_share: float = 0.0, px_per_mm: float = 1.0, side_mm: float = 10.0) -> None:
     jobs = []
     shards = (scenes + SHARD_SCENES - 1) // SHARD_SCENES
     for shard, start in enumerate(range(0, scenes, SHARD_SCENES)):
@@ -145,12 +148,13 @@ def make_data(out: Path, scenes: int, seed: int, workers: int,
         folder = out / ("val" if held else "train")
         folder.mkdir(parents=True, exist_ok=True)
         jobs.append((folder / f"shard{shard:04d}.npz", seed * 100_003 + shard,
-                     min(SHARD_SCENES, scenes - start), "train", boxed_share))
+                     min(SHARD_SCENES, scenes - start), "train", boxed_share, px_per_mm,
+                     side_mm))
     (out / "render.json").parent.mkdir(parents=True, exist_ok=True)
     (out / "render.json").write_text(json.dumps(
         {"scenes": scenes, "seed": seed, "split": "train", "image_size": list(IMAGE_SIZE),
-         "per_card": PER_CARD, "min_visible": MIN_VISIBLE, "boxed_share": boxed_share})
-        + "\n", encoding="utf-8")
+         "per_card": PER_CARD, "min_visible": MIN_VISIBLE, "boxed_share": boxed_share,
+         "px_per_mm": px_per_mm, "side_mm": side_mm}) + "\n", encoding="utf-8")
     started = time.time()
     total = 0
     with ProcessPoolExecutor(workers) as pool:
@@ -221,9 +225,10 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str,
         raise SystemExit("--epochs must be 1 or more")
     torch.set_num_threads(2)
     torch.manual_seed(seed)
+    px_per_mm = patch_scale(folders)
     train_x, train_y = _load(folders, "train")
     val_x, val_y = _load(folders, "val")
-    reference = patch_corners().astype(np.float32)
+    reference = patch_corners(px_per_mm).astype(np.float32)
     model = network()
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = epochs * ((len(train_x) + batch - 1) // batch)
@@ -251,15 +256,26 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str,
             optimiser.step()
             schedule.step()
             total += float(loss) * len(chosen)
-        error = evaluate(model, val_x, val_y)
+        error = evaluate(model, val_x, val_y, px_per_mm)
         print(f"epoch {epoch + 1}/{epochs}: loss {total / len(train_x):.3f}, val corner error "
               f"median {error['median_px']:.2f} px, mean {error['mean_px']:.2f} px, "
               f"{time.time() - started:.0f} s", flush=True)
     export(model, out_name, {
         "trained_on": [_render(folder) for folder in folders], "epochs": epochs, "batch": batch,
-        "train_patches": len(train_x), "flip": flip, "seed": seed,
+        "train_patches": len(train_x), "flip": flip, "seed": seed, "px_per_mm": px_per_mm,
         "train_seconds": round(time.time() - started),
         "val": error})
+
+
+def patch_scale(folders: list[Path]) -> float:
+    """The pixels a mm the patches in ``folders`` were cut at (``data --px-per-mm``; 1 for
+    those rendered before it was told); a clear exit when they differ."""
+    scales = {float(meta.get("px_per_mm", 1.0)) if isinstance(meta, dict) else 1.0
+              for meta in map(_render, folders)}
+    if len(scales) != 1:
+        raise SystemExit(f"the patches in {', '.join(map(str, folders))} were cut at "
+                         f"{sorted(scales)} px a mm: train on one scale")
+    return scales.pop()
 
 
 def _render(folder: Path) -> dict[str, Any] | str:
@@ -278,12 +294,14 @@ def _tensor(patches: np.ndarray) -> Any:
     return torch.from_numpy(np.ascontiguousarray(patches.transpose(0, 3, 1, 2))).float()
 
 
-def evaluate(model: Any, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """Distance (patch pixels = mm) of the predicted corners from the true ones."""
+def evaluate(model: Any, x: np.ndarray, y: np.ndarray,
+             px_per_mm: float = 1.0) -> dict[str, float]:
+    """Distance (patch pixels: mm at 1 px a mm) of the predicted corners from the true ones
+    (patches cut at ``px_per_mm``)."""
     import torch
 
     model.eval()
-    reference = patch_corners().astype(np.float32)
+    reference = patch_corners(px_per_mm).astype(np.float32)
     predicted = []
     with torch.no_grad():
         for first in range(0, len(x), 256):
@@ -327,6 +345,12 @@ def main() -> None:
     data.add_argument("--scenes", type=int, default=2400)
     data.add_argument("--seed", type=int, default=1)
     data.add_argument("--workers", type=int, default=2)
+    data.add_argument("--px-per-mm", type=float, default=1.0,
+                      help="pixels a mm of the card the patches are cut at (a coarse model, "
+                           "whose patch shows more table round the card: 0.5)")
+    data.add_argument("--side-mm", type=float, default=10.0,
+                      help="how far (mm, either way) one side of the outline is moved two "
+                           "times in five (a coarse model: 40)")
     data.add_argument("--boxed-share", type=float, default=0.0,
                       help="the share of outlines moved from the card's smallest rectangle "
                            "(as an oriented-box detector draws it) rather than from its own "
@@ -346,7 +370,10 @@ def main() -> None:
     if args.command == "data":
         if not 0.0 <= args.boxed_share <= 1.0:
             parser.error("--boxed-share is a share: 0 to 1")
-        make_data(args.out, args.scenes, args.seed, args.workers, args.boxed_share)
+        if not 0.1 <= args.px_per_mm <= 4.0 or args.side_mm < 0:
+            parser.error("--px-per-mm is 0.1 to 4 and --side-mm not under 0")
+        make_data(args.out, args.scenes, args.seed, args.workers, args.boxed_share,
+                  args.px_per_mm, args.side_mm)
     else:
         train(args.data, args.epochs, args.batch, args.name, args.flip, args.seed)
 

@@ -84,29 +84,33 @@ def canonical_card(image: Image, corners: npt.ArrayLike,
 
 #: The patch the corner model (``corners.CornerModel``) reads round an outline: pixels,
 #: width x height, at 1 px per mm of the card the outline gives, the card in the middle with
-#: 16.5 and 20 mm round it (room for a side the outline has 15 mm off).
+#: 16.5 and 20 mm round it (room for a side the outline has 15 mm off). A coarse model reads
+#: the same pixels at fewer a mm (``px_per_mm``: at 0.5, 64.5 and 84 mm round the card).
 CORNER_PATCH_PX: Final = (96, 128)
 
 
-def corner_patch(image: Image, corners: npt.ArrayLike,
+def corner_patch(image: Image, corners: npt.ArrayLike, px_per_mm: float = 1.0,
                  ) -> tuple[Image, npt.NDArray[np.float64]]:
     """The ``CORNER_PATCH_PX`` patch round the card ``corners`` outlines (upright up to a
-    half turn, as ``canonical_card``), and the homography from the image onto it."""
+    half turn, as ``canonical_card``), ``px_per_mm`` pixels a mm of that card, and the
+    homography from the image onto it."""
     width, height = CORNER_PATCH_PX
     warp = np.asarray(cv2.getPerspectiveTransform(
-        order_corners(corners).astype(np.float32), patch_corners().astype(np.float32)),
-        np.float64)
+        order_corners(corners).astype(np.float32),
+        patch_corners(px_per_mm).astype(np.float32)), np.float64)
     patch = cv2.warpPerspective(image, warp, (width, height), flags=cv2.INTER_AREA,
                                 borderMode=cv2.BORDER_REPLICATE)
     return np.asarray(patch, np.uint8), warp
 
 
-def patch_corners() -> Corners:
-    """The card's corners in a ``corner_patch`` (clockwise from the top-left one)."""
+def patch_corners(px_per_mm: float = 1.0) -> Corners:
+    """The card's corners in a ``corner_patch`` cut at ``px_per_mm`` (clockwise from the
+    top-left one)."""
     width, height = CORNER_PATCH_PX
-    left, top = (width - CARD_W_MM) / 2, (height - CARD_H_MM) / 2
-    return np.array([[left, top], [left + CARD_W_MM, top],
-                     [left + CARD_W_MM, top + CARD_H_MM], [left, top + CARD_H_MM]])
+    card_w, card_h = CARD_W_MM * px_per_mm, CARD_H_MM * px_per_mm
+    left, top = (width - card_w) / 2, (height - card_h) / 2
+    return np.array([[left, top], [left + card_w, top],
+                     [left + card_w, top + card_h], [left, top + card_h]])
 
 
 def _scaled(part: Image, side: int) -> Image:
