@@ -40,17 +40,25 @@ def _one_side_off(corners: np.ndarray, mm: float) -> np.ndarray:
     return out
 
 
-def test_the_patch_puts_the_outline_s_corners_where_the_model_expects_the_card() -> None:
+@pytest.mark.parametrize("px_per_mm", [1.0, 0.5])
+def test_the_patch_puts_the_outline_s_corners_where_the_model_expects_the_card(
+        px_per_mm: float) -> None:
     image, truth = _card_seen_at_an_angle()
     for order in ([0, 1, 2, 3], [2, 3, 0, 1], [3, 0, 1, 2]):
-        patch, warp = corner_patch(image, truth[order])
+        patch, warp = corner_patch(image, truth[order], px_per_mm)
         assert patch.shape == (CORNER_PATCH_PX[1], CORNER_PATCH_PX[0], 3)
         placed = cv2.perspectiveTransform(order_corners(truth).reshape(1, 4, 2), warp)[0]
-        np.testing.assert_allclose(placed, patch_corners(), atol=1e-3)
+        np.testing.assert_allclose(placed, patch_corners(px_per_mm), atol=1e-3)
         # the training target is the true corners in the patch's own order, whatever the
         # order they come in
-        np.testing.assert_allclose(target_in_patch(truth[order], warp), patch_corners(),
-                                   atol=1e-3)
+        np.testing.assert_allclose(target_in_patch(truth[order], warp, px_per_mm),
+                                   patch_corners(px_per_mm), atol=1e-3)
+    # the card in the middle, as wide as it is at that many pixels a mm, with more table
+    # round it the fewer there are
+    card = patch_corners(px_per_mm)
+    np.testing.assert_allclose(card[1, 0] - card[0, 0], 63.0 * px_per_mm)
+    np.testing.assert_allclose(card[3, 1] - card[0, 1], 88.0 * px_per_mm)
+    np.testing.assert_allclose(card.mean(axis=0), np.array(CORNER_PATCH_PX) / 2)
 
 
 def test_training_outlines_stray_from_the_card_as_tightened_boxes_do() -> None:
@@ -60,6 +68,21 @@ def test_training_outlines_stray_from_the_card_as_tightened_boxes_do() -> None:
     overlaps = np.array([quad_iou(outline, truth) for outline in outlines])
     assert np.median(overlaps) > 0.85 and overlaps.min() > 0.5
     assert (overlaps < 0.97).mean() > 0.3  # most are off by enough to learn from
+
+
+def test_training_outlines_for_a_coarse_model_have_a_side_farther_off() -> None:
+    _, truth = _card_seen_at_an_angle()
+    px_per_mm = float(np.linalg.norm(truth[1] - truth[0])) / 63.0
+
+    def worst_mm(side_mm: float) -> np.ndarray:
+        rng = np.random.default_rng(3)
+        return np.array([np.linalg.norm(astray(truth, rng, side_mm=side_mm)
+                                        - order_corners(truth), axis=1).max() / px_per_mm
+                         for _ in range(300)])
+
+    near, far = worst_mm(10.0), worst_mm(40.0)
+    assert near.max() < 20.0 < far.max()
+    assert (far > 20.0).mean() > 0.1  # a side 20-40 mm off, often enough to learn from
 
 
 def test_the_box_round_a_card_in_perspective_is_the_smallest_rectangle_holding_it() -> None:
@@ -215,6 +238,48 @@ def test_the_corner_model_reads_again_round_the_corners_it_read() -> None:
     assert model.asked == [1] * CORNER_PASSES
 
 
+class _Coarse(CornerModel):
+    """A stand-in corner model whose coarse model reads ``coarse`` round any outline, and
+    that reads corners halfway to ``truth`` itself; both keep what they were asked."""
+
+    def __init__(self, coarse: np.ndarray, truth: np.ndarray) -> None:
+        self.coarse = _Halfway(coarse)
+        self.coarse.corners = lambda image, outlines: (  # type: ignore[method-assign]
+            self.coarse.asked.append(len(outlines)) or [coarse for _ in outlines])
+        self.fine = _Halfway(truth)
+
+    def corners(self, image, outlines):  # type: ignore[no-untyped-def]
+        return self.fine.corners(image, outlines)
+
+
+def test_a_coarse_corner_model_reads_first_once_and_may_move_a_side_far_off() -> None:
+    from referee.detection.detect import COARSE_SAME_IOU, CORNER_SAME_IOU
+
+    image, truth = _card_seen_at_an_angle()
+    short = _one_side_off(truth, -30.0)  # a side 30 mm in: a giant pip taken for the edge
+    assert COARSE_SAME_IOU < quad_iou(short, truth) < CORNER_SAME_IOU
+    # the model alone does not take corners so far from the outline
+    alone = _Halfway(truth + 0.0)
+    alone.corners = lambda image, outlines: [truth for _ in outlines]  # type: ignore[method-assign]
+    found = detect(image, _Reads(), _Finds(short), shapes_too=False,  # type: ignore[arg-type]
+                   corner_model=alone)
+    assert quad_iou(np.array(found.cards[0].corners), truth) < CORNER_SAME_IOU
+    # its coarse model does, once; the model itself then reads round them as before
+    model = _Coarse(truth, truth)
+    (seen,) = detect(image, _Reads(), _Finds(short), shapes_too=False,  # type: ignore[arg-type]
+                     corner_model=model).cards
+    assert quad_iou(np.array(seen.corners), truth) > 0.999
+    assert model.coarse is not None and model.coarse.asked == [1]
+    assert model.fine.asked == [1] * CORNER_PASSES
+    # corners the coarse model reads far from the outline are not taken; the model itself
+    # still reads round it
+    model = _Coarse(truth + 300.0, truth)
+    (seen,) = detect(image, _Reads(), _Finds(truth), shapes_too=False,  # type: ignore[arg-type]
+                     corner_model=model).cards
+    assert quad_iou(np.array(seen.corners), truth) > 0.999
+    assert model.fine.asked == [1] * CORNER_PASSES
+
+
 def test_an_outline_whose_read_corners_were_not_taken_is_not_read_again() -> None:
     image, truth = _card_seen_at_an_angle()
     model = _Halfway(truth + 600.0)  # halfway there is far off: not taken
@@ -290,6 +355,44 @@ def test_a_corner_model_s_members_each_read_the_corners_and_a_corner_is_their_me
         CornerModel(tmp_path / "lacking.onnx")
 
 
+def test_a_corner_model_names_a_coarse_model_that_cuts_its_patches_at_its_own_scale(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from referee.detection.onnx_model import MODELS_DIR, ModelMissingError
+
+    meta = {**json.loads((MODELS_DIR / "card_corners.json").read_text(encoding="utf-8")),
+            "members": []}
+
+    def model(name: str, **extra: object) -> Path:
+        (tmp_path / f"{name}.onnx").write_bytes((MODELS_DIR / "card_corners.onnx").read_bytes())
+        (tmp_path / f"{name}.json").write_text(json.dumps({**meta, **extra}))
+        return tmp_path / f"{name}.onnx"
+
+    image, truth = _card_seen_at_an_angle()
+    start = _one_side_off(truth, 8.0)
+    plain = CornerModel(model("plain"))
+    assert plain.coarse is None and plain.px_per_mm == 1.0
+    model("coarse", px_per_mm=0.5)
+    with_coarse = CornerModel(model("fine", coarse="coarse.onnx"))
+    assert with_coarse.coarse is not None and with_coarse.coarse.px_per_mm == 0.5
+    # the same network reads other corners from a patch cut at half the pixels a mm
+    np.testing.assert_allclose(with_coarse.corners(image, [start])[0],
+                               plain.corners(image, [start])[0])
+    assert np.abs(with_coarse.coarse.corners(image, [start])[0]
+                  - plain.corners(image, [start])[0]).max() > 0.5
+    for extra, message in (({"coarse": "../coarse.onnx"}, "coarse model is not a file name"),
+                           ({"coarse": "nosuch.onnx"}, r"nosuch\.onnx not found"),
+                           ({"px_per_mm": 0}, "no scale it can be cut at"),
+                           ({"px_per_mm": "half"}, "no scale it can be cut at"),
+                           ({"members": ["coarse.onnx"]}, "px a mm, not 1.0")):
+        with pytest.raises(ModelMissingError, match=message):
+            CornerModel(model("bad", **extra))
+    model("coarse", px_per_mm=0.5, coarse="fine.onnx")  # (a loop, were it followed)
+    with pytest.raises(ModelMissingError, match="itself a coarse model"):
+        CornerModel(model("fine", coarse="coarse.onnx"))
+
+
 def test_the_corner_models_threads_sleep_between_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     import onnxruntime
 
@@ -341,6 +444,22 @@ def test_detect_without_a_usable_corner_model_warns_in_one_line_and_goes_on(
     assert [c["card"] for c in json.loads(out)["cards"]] == ["9H"]
 
 
+def test_a_corner_run_trains_on_patches_of_one_scale(tmp_path: Path) -> None:
+    import json
+
+    from training.card_corners import patch_scale
+
+    for name, render in (("old", None), ("one", {"px_per_mm": 1.0}),
+                         ("coarse", {"px_per_mm": 0.5}), ("coarse2", {"px_per_mm": 0.5})):
+        (tmp_path / name).mkdir()
+        if render is not None:
+            (tmp_path / name / "render.json").write_text(json.dumps({"seed": 1, **render}))
+    assert patch_scale([tmp_path / "old", tmp_path / "one"]) == 1.0  # (rendered before)
+    assert patch_scale([tmp_path / "coarse", tmp_path / "coarse2"]) == 0.5
+    with pytest.raises(SystemExit, match="train on one scale"):
+        patch_scale([tmp_path / "one", tmp_path / "coarse"])
+
+
 def test_a_corner_run_s_seed_sets_its_first_weights_and_is_recorded(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     torch = pytest.importorskip("torch")
@@ -361,5 +480,6 @@ def test_a_corner_run_s_seed_sets_its_first_weights_and_is_recorded(
         card_corners.train([tmp_path], epochs=1, batch=4, out_name="x", seed=seed)
     (first, meta), (again, _), (other, other_meta) = runs
     assert meta["seed"] == 0 and other_meta["seed"] == 1
+    assert meta["px_per_mm"] == 1.0  # (the scale its patches were cut at)
     assert all(torch.equal(first[k], again[k]) for k in first)  # a seed trains the same
     assert not all(torch.equal(first[k], other[k]) for k in first)  # another seed does not
