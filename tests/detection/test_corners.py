@@ -356,9 +356,10 @@ def test_a_corner_model_s_members_each_read_the_corners_and_a_corner_is_their_me
 
 
 def test_a_corner_model_names_a_coarse_model_that_cuts_its_patches_at_its_own_scale(
-        tmp_path) -> None:  # type: ignore[no-untyped-def]
+        tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import json
 
+    import referee.detection.corners as corners_module
     from referee.detection.onnx_model import MODELS_DIR, ModelMissingError
 
     meta = {**json.loads((MODELS_DIR / "card_corners.json").read_text(encoding="utf-8")),
@@ -381,6 +382,13 @@ def test_a_corner_model_names_a_coarse_model_that_cuts_its_patches_at_its_own_sc
                                plain.corners(image, [start])[0])
     assert np.abs(with_coarse.coarse.corners(image, [start])[0]
                   - plain.corners(image, [start])[0]).max() > 0.5
+    scales: list[float] = []
+    cut = corners_module.corner_patch
+    monkeypatch.setattr(corners_module, "corner_patch", lambda image, outline, px_per_mm=1.0: (
+        scales.append(px_per_mm) or cut(image, outline, px_per_mm)))
+    with_coarse.corners(image, [start])
+    with_coarse.coarse.corners(image, [start])
+    assert scales == [1.0, 0.5]
     for extra, message in (({"coarse": "../coarse.onnx"}, "coarse model is not a file name"),
                            ({"coarse": "nosuch.onnx"}, r"nosuch\.onnx not found"),
                            ({"px_per_mm": 0}, "no scale it can be cut at"),
