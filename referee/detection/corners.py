@@ -7,11 +7,7 @@ line of the card's print or the edge of the card next to it. The corner model
 looks at the card with some of the table round it (``crops.corner_patch``) and says where
 its corners are, each on its own (the card's perspective), the covered ones too. Since
 session 50 a second run (``card_corners_2.onnx``, a member named in the first's metadata)
-reads the same patches, and each corner is where the two put it on average. Since session
-52 a coarse model (``card_corners_coarse.onnx``, named ``coarse`` in the first's metadata)
-reads first, alone, a patch of the same pixels at half a pixel a mm: the card with 64-84 mm
-of the table round it, so a side the outline has 20-40 mm off (a giant pip running off
-the card taken for its edge) lies in its patch.
+reads the same patches, and each corner is where the two put it on average.
 """
 
 from __future__ import annotations
@@ -39,38 +35,17 @@ DEFAULT_CORNER_MODEL: Final = MODELS_DIR / "card_corners.onnx"
 
 class CornerModel:
     """Reads the corners of cards from patches round their outlines: the model and the
-    members its metadata names, averaged; ``coarse``, the coarse model its metadata names
-    (None when it names none)."""
+    members its metadata names, averaged."""
 
-    coarse: CornerModel | None = None
-
-    def __init__(self, model: Path = DEFAULT_CORNER_MODEL, *, threads: int = 2,
-                 as_coarse: bool = False) -> None:
+    def __init__(self, model: Path = DEFAULT_CORNER_MODEL, *, threads: int = 2) -> None:
         meta = read_meta(model, "card corner model")
-        #: Pixels a mm of the card its patches are cut at (``crops.corner_patch``).
-        self.px_per_mm = _scale(model, meta)
         # (opened now: a file that cannot be run fails here, not in the middle of an image)
         self._sessions = [_opened(model, meta, threads)]
         # Further runs its metadata names (``members``, files beside it): each reads the
         # corners too, and a corner is where they put it on average.
         for member in member_paths(model, meta, "card corner model"):
-            member_meta = read_meta(member, "card corner model")
-            if _scale(member, member_meta) != self.px_per_mm:
-                raise ModelMissingError(f"card corner model {member} reads patches at "
-                                        f"{member_meta.get('px_per_mm')} px a mm, not "
-                                        f"{self.px_per_mm} as {model.name} does")
-            self._sessions.append(_opened(member, member_meta, threads))
-        # A coarse model its metadata names (``coarse``, a file beside it) reads first.
-        coarse = meta.get("coarse")
-        if coarse is not None and as_coarse:
-            raise ModelMissingError(f"card corner model {model}, itself a coarse model, "
-                                    "names a coarse model")
-        if coarse is not None and not (isinstance(coarse, str) and coarse
-                                       and Path(coarse).name == coarse):
-            raise ModelMissingError(f"card corner model {model}: its metadata's coarse model "
-                                    f"is not a file name beside it ({coarse!r})")
-        self.coarse = None if coarse is None else CornerModel(model.parent / coarse,
-                                                              threads=threads, as_coarse=True)
+            self._sessions.append(_opened(member, read_meta(member, "card corner model"),
+                                          threads))
 
     def corners(self, image: Image, outlines: Sequence[npt.ArrayLike],
                 ) -> list[npt.NDArray[np.float64]]:
@@ -78,12 +53,12 @@ class CornerModel:
         model reads them round it (image pixels, clockwise from a short side)."""
         if len(outlines) == 0:
             return []
-        cuts = [corner_patch(image, outline, self.px_per_mm) for outline in outlines]
+        cuts = [corner_patch(image, outline) for outline in outlines]
         batch = np.ascontiguousarray(np.stack([patch for patch, _ in cuts]).transpose(0, 3, 1, 2),
                                      dtype=np.float32)
         offsets = [np.asarray(session.run(None, {session.get_inputs()[0].name: batch})[0],
                               np.float64).reshape(-1, 4, 2) for session in self._sessions]
-        reference = patch_corners(self.px_per_mm)
+        reference = patch_corners()
         out = []
         for k, (_, warp) in enumerate(cuts):
             back = np.linalg.inv(warp)
@@ -91,16 +66,6 @@ class CornerModel:
                     for offset in offsets]
             out.append(np.asarray(np.mean(read, axis=0), np.float64))
         return out
-
-
-def _scale(model: Path, meta: dict[str, Any]) -> float:
-    """The pixels a mm a corner model's patches are cut at (``px_per_mm`` in its metadata;
-    1 for models made before it was written), refused when it is no sane scale."""
-    scale = meta.get("px_per_mm", 1.0)
-    if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not 0.1 <= scale <= 4:
-        raise ModelMissingError(f"card corner model {model} reads patches at {scale!r} px a "
-                                "mm: no scale it can be cut at")
-    return float(scale)
 
 
 def _opened(model: Path, meta: dict[str, Any], threads: int) -> Any:

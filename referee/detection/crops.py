@@ -84,8 +84,9 @@ def canonical_card(image: Image, corners: npt.ArrayLike,
 
 #: The patch the corner model (``corners.CornerModel``) reads round an outline: pixels,
 #: width x height, at 1 px per mm of the card the outline gives, the card in the middle with
-#: 16.5 and 20 mm round it (room for a side the outline has 15 mm off). A coarse model reads
-#: the same pixels at fewer a mm (``px_per_mm``: at 0.5, 64.5 and 84 mm round the card).
+#: 16.5 and 20 mm round it (room for a side the outline has 15 mm off). The same pixels may be
+#: cut at fewer a mm (``px_per_mm``: at 0.5, 64.5 and 84 mm round the card), as for a coarse
+#: model measured in session 52 and not kept (``training/card_corners.py data --px-per-mm``).
 CORNER_PATCH_PX: Final = (96, 128)
 
 

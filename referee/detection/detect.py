@@ -134,11 +134,6 @@ CORNER_SAME_IOU: Final = 0.7
 #: centred on the card: a second time outlined 2.7 points more of the validation designs'
 #: fully visible cards to IoU 0.9; a third lost 0.6 points on held-out ones; models/README.md).
 CORNER_PASSES: Final = 2
-#: Before those, a coarse corner model (``CornerModel.coarse``, when there is one) reads each
-#: outline once from a patch with more of the table round it; its outline must overlap the
-#: one it was read round by this much only, since it is there to move a side 20-40 mm off
-#: (a card whose giant pip runs off its edge, outlined by that pip: IoU 0.5-0.75).
-COARSE_SAME_IOU: Final = 0.45
 #: How far (pixels) inside the image's edges an outline must lie to lie wholly in the frame
 #: (``_in_frame``; the verifier asks less of it: JUDGED_SHARE).
 FRAME_MARGIN_PX: Final = 3.0
@@ -433,34 +428,21 @@ def _repeats(corners: Sequence[npt.NDArray[np.float64]], moved: set[int],
 def _cornered(image: Image, model: CornerModel, outlines: list[Outline]) -> list[Outline]:
     """``outlines`` with the corners the corner model reads round each one lying in the
     picture, CORNER_PASSES times (a convex outline overlapping the one it was read round by
-    CORNER_SAME_IOU at least: a patch that shows no card gives corners anywhere); first,
-    once, those its coarse model reads (overlapping by COARSE_SAME_IOU)."""
+    CORNER_SAME_IOU at least: a patch that shows no card gives corners anywhere)."""
     todo = [k for k, o in enumerate(outlines) if _in_frame(o.corners, image)]
     out = list(outlines)
-    if model.coarse is not None and todo:
-        # (every outline is then read by the model itself, moved by the coarse one or not)
-        _moved_to(model.coarse.corners(image, [out[k].corners for k in todo]), todo, out,
-                  COARSE_SAME_IOU)
     for _ in range(CORNER_PASSES):
         if not todo:
             break
-        # (the same patch would give the same corners again)
-        todo = _moved_to(model.corners(image, [out[k].corners for k in todo]), todo, out,
-                         CORNER_SAME_IOU)
+        read = model.corners(image, [out[k].corners for k in todo])
+        moved = []
+        for k, corners in zip(todo, read, strict=True):
+            if cv2.isContourConvex(corners.astype(np.float32)) \
+                    and quad_iou(corners, out[k].corners) >= CORNER_SAME_IOU:
+                out[k] = replace(out[k], corners=corners)
+                moved.append(k)
+        todo = moved  # (the same patch would give the same corners again)
     return out
-
-
-def _moved_to(read: Sequence[npt.NDArray[np.float64]], todo: Sequence[int], out: list[Outline],
-              least: float) -> list[int]:
-    """``out``'s outlines ``todo`` moved to the corners ``read`` round them, each where those
-    make a convex outline overlapping it by ``least`` at least; the indices of those moved."""
-    moved = []
-    for k, corners in zip(todo, read, strict=True):
-        if cv2.isContourConvex(corners.astype(np.float32)) \
-                and quad_iou(corners, out[k].corners) >= least:
-            out[k] = replace(out[k], corners=corners)
-            moved.append(k)
-    return moved
 
 
 def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,

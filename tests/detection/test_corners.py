@@ -238,48 +238,6 @@ def test_the_corner_model_reads_again_round_the_corners_it_read() -> None:
     assert model.asked == [1] * CORNER_PASSES
 
 
-class _Coarse(CornerModel):
-    """A stand-in corner model whose coarse model reads ``coarse`` round any outline, and
-    that reads corners halfway to ``truth`` itself; both keep what they were asked."""
-
-    def __init__(self, coarse: np.ndarray, truth: np.ndarray) -> None:
-        self.coarse = _Halfway(coarse)
-        self.coarse.corners = lambda image, outlines: (  # type: ignore[method-assign]
-            self.coarse.asked.append(len(outlines)) or [coarse for _ in outlines])
-        self.fine = _Halfway(truth)
-
-    def corners(self, image, outlines):  # type: ignore[no-untyped-def]
-        return self.fine.corners(image, outlines)
-
-
-def test_a_coarse_corner_model_reads_first_once_and_may_move_a_side_far_off() -> None:
-    from referee.detection.detect import COARSE_SAME_IOU, CORNER_SAME_IOU
-
-    image, truth = _card_seen_at_an_angle()
-    short = _one_side_off(truth, -30.0)  # a side 30 mm in: a giant pip taken for the edge
-    assert COARSE_SAME_IOU < quad_iou(short, truth) < CORNER_SAME_IOU
-    # the model alone does not take corners so far from the outline
-    alone = _Halfway(truth + 0.0)
-    alone.corners = lambda image, outlines: [truth for _ in outlines]  # type: ignore[method-assign]
-    found = detect(image, _Reads(), _Finds(short), shapes_too=False,  # type: ignore[arg-type]
-                   corner_model=alone)
-    assert quad_iou(np.array(found.cards[0].corners), truth) < CORNER_SAME_IOU
-    # its coarse model does, once; the model itself then reads round them as before
-    model = _Coarse(truth, truth)
-    (seen,) = detect(image, _Reads(), _Finds(short), shapes_too=False,  # type: ignore[arg-type]
-                     corner_model=model).cards
-    assert quad_iou(np.array(seen.corners), truth) > 0.999
-    assert model.coarse is not None and model.coarse.asked == [1]
-    assert model.fine.asked == [1] * CORNER_PASSES
-    # corners the coarse model reads far from the outline are not taken; the model itself
-    # still reads round it
-    model = _Coarse(truth + 300.0, truth)
-    (seen,) = detect(image, _Reads(), _Finds(truth), shapes_too=False,  # type: ignore[arg-type]
-                     corner_model=model).cards
-    assert quad_iou(np.array(seen.corners), truth) > 0.999
-    assert model.fine.asked == [1] * CORNER_PASSES
-
-
 def test_an_outline_whose_read_corners_were_not_taken_is_not_read_again() -> None:
     image, truth = _card_seen_at_an_angle()
     model = _Halfway(truth + 600.0)  # halfway there is far off: not taken
@@ -353,52 +311,6 @@ def test_a_corner_model_s_members_each_read_the_corners_and_a_corner_is_their_me
     (tmp_path / "lacking.json").write_text(json.dumps({**meta, "members": "second.onnx"}))
     with pytest.raises(ModelMissingError, match="members are not file names beside it"):
         CornerModel(tmp_path / "lacking.onnx")
-
-
-def test_a_corner_model_names_a_coarse_model_that_cuts_its_patches_at_its_own_scale(
-        tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import json
-
-    import referee.detection.corners as corners_module
-    from referee.detection.onnx_model import MODELS_DIR, ModelMissingError
-
-    meta = {**json.loads((MODELS_DIR / "card_corners.json").read_text(encoding="utf-8")),
-            "members": []}
-
-    def model(name: str, **extra: object) -> Path:
-        (tmp_path / f"{name}.onnx").write_bytes((MODELS_DIR / "card_corners.onnx").read_bytes())
-        (tmp_path / f"{name}.json").write_text(json.dumps({**meta, **extra}))
-        return tmp_path / f"{name}.onnx"
-
-    image, truth = _card_seen_at_an_angle()
-    start = _one_side_off(truth, 8.0)
-    plain = CornerModel(model("plain"))
-    assert plain.coarse is None and plain.px_per_mm == 1.0
-    model("coarse", px_per_mm=0.5)
-    with_coarse = CornerModel(model("fine", coarse="coarse.onnx"))
-    assert with_coarse.coarse is not None and with_coarse.coarse.px_per_mm == 0.5
-    # the same network reads other corners from a patch cut at half the pixels a mm
-    np.testing.assert_allclose(with_coarse.corners(image, [start])[0],
-                               plain.corners(image, [start])[0])
-    assert np.abs(with_coarse.coarse.corners(image, [start])[0]
-                  - plain.corners(image, [start])[0]).max() > 0.5
-    scales: list[float] = []
-    cut = corners_module.corner_patch
-    monkeypatch.setattr(corners_module, "corner_patch", lambda image, outline, px_per_mm=1.0: (
-        scales.append(px_per_mm) or cut(image, outline, px_per_mm)))
-    with_coarse.corners(image, [start])
-    with_coarse.coarse.corners(image, [start])
-    assert scales == [1.0, 0.5]
-    for extra, message in (({"coarse": "../coarse.onnx"}, "coarse model is not a file name"),
-                           ({"coarse": "nosuch.onnx"}, r"nosuch\.onnx not found"),
-                           ({"px_per_mm": 0}, "no scale it can be cut at"),
-                           ({"px_per_mm": "half"}, "no scale it can be cut at"),
-                           ({"members": ["coarse.onnx"]}, "px a mm, not 1.0")):
-        with pytest.raises(ModelMissingError, match=message):
-            CornerModel(model("bad", **extra))
-    model("coarse", px_per_mm=0.5, coarse="fine.onnx")  # (a loop, were it followed)
-    with pytest.raises(ModelMissingError, match="itself a coarse model"):
-        CornerModel(model("fine", coarse="coarse.onnx"))
 
 
 def test_the_corner_models_threads_sleep_between_runs(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -644,7 +644,6 @@ class _CornersOn:
     def __init__(self, card: np.ndarray) -> None:
         self.card = card
         self.given: list[np.ndarray] = []
-        self.coarse = None  # (no coarse model)
 
     def corners(self, image, outlines):  # type: ignore[no-untyped-def]
         self.given.extend(np.asarray(o, float) for o in outlines)
