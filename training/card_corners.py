@@ -7,7 +7,10 @@ may have them a few mm off (``referee.detection.corners``).
 
 The second run (``models/card_corners_2.*``, a member of the first) is made the same way
 with ``data ... --boxed-share 0.4`` and ``train ... --name card_corners_2``: that share of
-its outlines start from the card's smallest rectangle, as the detector's box does.
+its outlines start from the card's smallest rectangle, as the detector's box does. A coarse
+model (session 52, measured and not kept, models/README.md) was rendered with ``data ...
+--px-per-mm 0.5 --side-mm 40``: the same pixels cut at half a pixel a mm, so with more table
+round the card, and one side of the outline moved up to 40 mm.
 
 ``data`` renders random scenes of the training decks (``synth.random_scenes``, 1280 x 720,
 as the benchmarks see them) and, for each card at least ``MIN_VISIBLE`` visible whose
