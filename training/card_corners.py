@@ -55,6 +55,12 @@ IMAGE_SIZE = (1280, 720)
 MIN_VISIBLE = 0.3
 PER_CARD = 2
 SHARD_SCENES = 100
+#: The scales (pixels a mm of the card) patches may be cut at: at 1 the 96 x 128 patch shows
+#: 16.5 and 20 mm of table round the card, and more pixels a mm would leave less room for a
+#: side the outline has off; under 0.1 a card is a few pixels.
+MIN_SCALE, MAX_SCALE = 0.1, 1.0
+#: How far (mm) one side of a training outline may be moved at most: under a card's width.
+MAX_SIDE_MM = 60.0
 
 
 def boxed(corners: np.ndarray) -> np.ndarray:
@@ -272,13 +278,26 @@ def train(folders: list[Path], epochs: int, batch: int, out_name: str,
 
 def patch_scale(folders: list[Path]) -> float:
     """The pixels a mm the patches in ``folders`` were cut at (``data --px-per-mm``; 1 for
-    those rendered before it was told); a clear exit when they differ."""
-    scales = {float(meta.get("px_per_mm", 1.0)) if isinstance(meta, dict) else 1.0
-              for meta in map(_render, folders)}
-    if len(scales) != 1:
-        raise SystemExit(f"the patches in {', '.join(map(str, folders))} were cut at "
-                         f"{sorted(scales)} px a mm: train on one scale")
-    return scales.pop()
+    those rendered before it was told); a clear exit when they differ or one is no scale."""
+    scales = {}
+    for folder in folders:
+        meta = _render(folder)
+        scale = meta.get("px_per_mm", 1.0) if isinstance(meta, dict) else 1.0
+        if not _is_scale(scale):
+            raise SystemExit(f"{folder / 'render.json'}: px_per_mm {scale!r} is no scale "
+                             f"({MIN_SCALE}-{MAX_SCALE} px a mm)")
+        scales[str(folder)] = float(scale)
+    if len(set(scales.values())) > 1:
+        raise SystemExit("the patches were cut at more than one scale (" + ", ".join(
+            f"{folder}: {scale} px a mm" for folder, scale in scales.items())
+                         + "): train on one scale")
+    return next(iter(scales.values()), 1.0)
+
+
+def _is_scale(value: Any) -> bool:
+    """Whether ``value`` is a scale patches can be cut at (MIN_SCALE-MAX_SCALE px a mm)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and MIN_SCALE <= value <= MAX_SCALE
 
 
 def _render(folder: Path) -> dict[str, Any] | str:
@@ -286,7 +305,7 @@ def _render(folder: Path) -> dict[str, Any] | str:
     folder's name when that is not there."""
     try:
         return dict(json.loads((folder / "render.json").read_text(encoding="utf-8")))
-    except (OSError, ValueError):
+    except (OSError, ValueError, TypeError):  # (TypeError: JSON that is no object)
         return str(folder)
 
 
@@ -373,8 +392,10 @@ def main() -> None:
     if args.command == "data":
         if not 0.0 <= args.boxed_share <= 1.0:
             parser.error("--boxed-share is a share: 0 to 1")
-        if not 0.1 <= args.px_per_mm <= 4.0 or args.side_mm < 0:
-            parser.error("--px-per-mm is 0.1 to 4 and --side-mm not under 0")
+        if not _is_scale(args.px_per_mm):
+            parser.error(f"--px-per-mm is {MIN_SCALE} to {MAX_SCALE}")
+        if not 0.0 <= args.side_mm <= MAX_SIDE_MM:  # (a NaN is refused too)
+            parser.error(f"--side-mm is 0 to {MAX_SIDE_MM:g}")
         make_data(args.out, args.scenes, args.seed, args.workers, args.boxed_share,
                   args.px_per_mm, args.side_mm)
     else:

@@ -70,10 +70,15 @@ class CornerModel:
 
 def _opened(model: Path, meta: dict[str, Any], threads: int) -> Any:
     """An onnxruntime session of a corner model (``meta``: its metadata), refused with a clear
-    error when it reads patches of another size or takes no patches."""
+    error when it reads patches of another size or scale or takes no patches."""
     if meta.get("patch_px") != list(CORNER_PATCH_PX):
         raise ModelMissingError(f"card corner model {model} reads patches of "
                                 f"{meta.get('patch_px')} pixels, not {list(CORNER_PATCH_PX)}")
+    # (a model trained on patches cut at another scale, ``training/card_corners.py data
+    # --px-per-mm``, would read these as a card of another size)
+    if meta.get("px_per_mm", 1.0) != 1.0:
+        raise ModelMissingError(f"card corner model {model} reads patches cut at "
+                                f"{meta.get('px_per_mm')!r} px a mm of the card, not 1")
     # (its threads sleep between runs: busy waiting, one model's threads took the cores from
     # the next one's, and two models read 9 patches in 25 ms, against 10 ms so; one alone
     # reads them in 6 ms either way, session 50)

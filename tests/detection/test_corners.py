@@ -132,6 +132,12 @@ def test_the_first_corner_model_s_training_outlines_are_made_as_they_were() -> N
                                                          [748.02, 427.677], [606.38, 475.91]],
                                atol=1e-3)
     assert rng.random() == pytest.approx(0.9741861932592554)
+    # and one side moved (seed 7 draws that), up to 10 mm as before ``side_mm`` was told
+    rng = np.random.default_rng(7)
+    np.testing.assert_allclose(astray(truth, rng, 0.0), [[534.252, 290.725], [672.463, 250.604],
+                                                         [749.394, 424.978], [602.912, 477.476]],
+                               atol=1e-3)
+    assert rng.random() == pytest.approx(0.5534973520744925)
 
 
 def test_turned_training_patches_keep_their_corners_on_the_card_in_order() -> None:
@@ -284,6 +290,16 @@ def test_a_corner_model_that_cannot_be_used_is_refused_when_loaded(tmp_path) -> 
     (tmp_path / "wrong.json").write_text('{"classes": [], "patch_px": [64, 64]}')
     with pytest.raises(ModelMissingError, match="reads patches of"):
         CornerModel(wrong)
+    # one trained on patches cut at another scale (``data --px-per-mm``)
+    right = tmp_path / "coarse.onnx"
+    right.write_bytes((MODELS_DIR / "card_corners.onnx").read_bytes())
+    (tmp_path / "coarse.json").write_text('{"classes": [], "patch_px": [96, 128], '
+                                          '"px_per_mm": 0.5}')
+    with pytest.raises(ModelMissingError, match=r"cut at 0\.5 px a mm of the card, not 1"):
+        CornerModel(right)
+    (tmp_path / "coarse.json").write_text('{"classes": [], "patch_px": [96, 128], '
+                                          '"px_per_mm": 1.0}')
+    CornerModel(right)  # (the scale every model so far was trained at)
 
 
 def test_a_corner_model_s_members_each_read_the_corners_and_a_corner_is_their_mean(
@@ -370,14 +386,68 @@ def test_a_corner_run_trains_on_patches_of_one_scale(tmp_path: Path) -> None:
     from training.card_corners import patch_scale
 
     for name, render in (("old", None), ("one", {"px_per_mm": 1.0}),
-                         ("coarse", {"px_per_mm": 0.5}), ("coarse2", {"px_per_mm": 0.5})):
+                         ("coarse", {"px_per_mm": 0.5}), ("coarse2", {"px_per_mm": 0.5}),
+                         ("listed", [1, 2]), ("none", {"px_per_mm": None}),
+                         ("big", {"px_per_mm": 2.0})):
         (tmp_path / name).mkdir()
         if render is not None:
-            (tmp_path / name / "render.json").write_text(json.dumps({"seed": 1, **render}))
-    assert patch_scale([tmp_path / "old", tmp_path / "one"]) == 1.0  # (rendered before)
+            text = json.dumps({"seed": 1, **render} if isinstance(render, dict) else render)
+            (tmp_path / name / "render.json").write_text(text)
+    # (rendered before the scale was told, or not told in an object: 1)
+    assert patch_scale([tmp_path / "old", tmp_path / "one", tmp_path / "listed"]) == 1.0
     assert patch_scale([tmp_path / "coarse", tmp_path / "coarse2"]) == 0.5
-    with pytest.raises(SystemExit, match="train on one scale"):
+    with pytest.raises(SystemExit,
+                       match=r"one: 1\.0 px a mm, .*coarse: 0\.5 px a mm\): train on one"):
         patch_scale([tmp_path / "one", tmp_path / "coarse"])
+    for name in ("none", "big"):
+        with pytest.raises(SystemExit, match=f"{name}/render.json: px_per_mm .* is no scale"):
+            patch_scale([tmp_path / name])
+
+
+def test_corner_data_cuts_patches_at_the_scale_and_side_it_is_told(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+    import sys
+
+    from training import card_corners
+
+    jobs: list[tuple[object, ...]] = []
+
+    class Pool:
+        """Records the shards' jobs instead of rendering them."""
+
+        def __init__(self, workers: int) -> None:
+            pass
+
+        def __enter__(self) -> Pool:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def map(self, render, shards):  # type: ignore[no-untyped-def]
+            jobs.extend(shards)
+            return [0 for _ in jobs]
+
+    monkeypatch.setattr(card_corners, "ProcessPoolExecutor", Pool)
+    out = tmp_path / "wide"
+    monkeypatch.setattr(sys, "argv", ["card_corners", "data", "--out", str(out), "--scenes",
+                                      "150", "--px-per-mm", "0.5", "--side-mm", "40"])
+    card_corners.main()
+    assert [job[-2:] for job in jobs] == [(0.5, 40.0), (0.5, 40.0)]  # two shards
+    render = json.loads((out / "render.json").read_text())
+    assert (render["px_per_mm"], render["side_mm"], render["scenes"]) == (0.5, 40.0, 150)
+    # no scale the patch can show a card's edges at, and no side beyond a card's width
+    for option, value, message in (("--px-per-mm", "2", "--px-per-mm is 0.1 to 1.0"),
+                                   ("--px-per-mm", "nan", "--px-per-mm is 0.1 to 1.0"),
+                                   ("--side-mm", "nan", "--side-mm is 0 to 60"),
+                                   ("--side-mm", "-1", "--side-mm is 0 to 60")):
+        monkeypatch.setattr(sys, "argv", ["card_corners", "data", "--out", str(out),
+                                          option, value])
+        with pytest.raises(SystemExit) as exit_:
+            card_corners.main()
+        assert exit_.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_a_corner_run_s_seed_sets_its_first_weights_and_is_recorded(
