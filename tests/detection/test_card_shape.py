@@ -296,22 +296,23 @@ def test_a_card_moved_on_the_table_is_read_again_there(whole: tuple[str, float],
     assert covered.card == read
 
 
-def test_a_card_moved_on_the_table_is_not_taken_for_a_joker_one_corner_reads_unsure() -> None:
-    class OneCorner(_OneCorner, _ReadsIf):
-        """As ``_ReadsIf``, but the second corner of each outline reads as no card."""
+class _ReadsIfOneCorner(_OneCorner, _ReadsIf):
+    """As ``_ReadsIf``, but the second corner of each outline reads as no card."""
 
+
+def test_a_card_moved_on_the_table_is_not_taken_for_a_joker_one_corner_reads_unsure() -> None:
     image, objects = _rendered(("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0))
     under, top = (np.array(o.corners_px) for o in objects)
     short_px = PLANE.to_pixels(_card_mm((0.0, 0.0), 0.0, 70.0))
     for joker, read in ((JOKER_CORNER_SURE - 0.05, "4S"), (JOKER_CORNER_SURE, "JK")):
-        reader = OneCorner(lambda c: _iou(c, under) > 0.95, ("JK", joker), ("4S", 0.7))
+        reader = _ReadsIfOneCorner(lambda c: _iou(c, under) > 0.95, ("JK", joker), ("4S", 0.7))
         found = detect(image, reader, _FindsThese([short_px, top]),  # type: ignore[arg-type]
                        shapes_too=False, plane=PLANE)
         (covered,) = [c for c in found.cards if _iou(np.array(c.corners), under) > 0.95]
         assert covered.card == read
     # Where it was outlined short, a joker one corner read unsure is ??: read as a card where
     # moved, however less surely, it is that card.
-    reader = OneCorner(lambda c: _iou(c, under) > 0.95, ("4S", 0.7),
+    reader = _ReadsIfOneCorner(lambda c: _iou(c, under) > 0.95, ("4S", 0.7),
                        ("JK", JOKER_CORNER_SURE - 0.05))
     found = detect(image, reader, _FindsThese([short_px, top]),  # type: ignore[arg-type]
                    shapes_too=False, plane=PLANE)
@@ -340,10 +341,7 @@ def test_detect_moves_an_outline_askew_onto_the_card_and_keeps_one_of_two() -> N
     assert _iou(np.array(alone.corners), truth) > 0.95
     # the card's own outline, and one of its first 40 mm (its far end askew) made the card
     # from its first end: the same card twice, of which the surer read stays
-    right = truth + 0.3
-    part_mm = true_mm.copy()
-    part_mm[[3, 2]] = part_mm[[0, 1]] + (part_mm[[3, 2]] - part_mm[[0, 1]]) * 40 / 88
-    part = PLANE.to_pixels(_skewed(part_mm, 1, 0.0, 6.0))
+    right, part = _outlined_twice(true_mm, truth)
     assert _iou(part, truth) < 0.5
     for sure, read in ((0.99, "4S"), (0.5, "4C")):
         reader = _ReadsIf(lambda c: _iou(c, right) > 0.999, ("4S", sure), ("4C", 0.6))
@@ -353,20 +351,24 @@ def test_detect_moves_an_outline_askew_onto_the_card_and_keeps_one_of_two() -> N
         assert _iou(np.array(found[0].corners), truth) > 0.95
 
 
-def test_of_one_card_outlined_twice_on_a_calibrated_table_one_read_unsure_goes() -> None:
-    # The part is read a joker by one corner, 0.85 sure: ?? (``cards.joker_checked``), surer
-    # than the whole card's reading (4C, 0.6). Made the card from its first end, it repeats
-    # the whole outline: the one read as a card stays, however less surely it was read.
-    class OneCorner(_OneCorner, _ReadsIf):
-        """As ``_ReadsIf``, but the second corner of each outline reads as no card."""
-
-    image, (seen,) = _rendered(("4S", (-20.0, 15.0), 25.0))
-    true_mm, truth = np.array(seen.corners_mm), np.array(seen.corners_px)
-    right = truth + 0.3
+def _outlined_twice(true_mm: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A card outlined right (``truth``, image pixels, give or take a third of a pixel) and
+    by its first 40 mm, its far end askew (``true_mm``: its corners on the table)."""
     part_mm = true_mm.copy()
     part_mm[[3, 2]] = part_mm[[0, 1]] + (part_mm[[3, 2]] - part_mm[[0, 1]]) * 40 / 88
-    part = PLANE.to_pixels(_skewed(part_mm, 1, 0.0, 6.0))
-    reader = OneCorner(lambda c: _iou(c, right) > 0.999, ("4C", 0.6), ("JK", 0.85))
+    return truth + 0.3, PLANE.to_pixels(_skewed(part_mm, 1, 0.0, 6.0))
+
+
+def test_of_one_card_outlined_twice_on_a_calibrated_table_one_read_unsure_goes() -> None:
+    # The part is read a joker by one corner, unsure: ?? (``cards.joker_checked``), surer
+    # than the whole card's reading (4C, 0.6). Made the card from its first end, it repeats
+    # the whole outline: the one read as a card stays, however less surely it was read.
+    image, (seen,) = _rendered(("4S", (-20.0, 15.0), 25.0))
+    true_mm, truth = np.array(seen.corners_mm), np.array(seen.corners_px)
+    right, part = _outlined_twice(true_mm, truth)
+    unsure = JOKER_CORNER_SURE - 0.05
+    assert unsure > 0.6
+    reader = _ReadsIfOneCorner(lambda c: _iou(c, right) > 0.999, ("4C", 0.6), ("JK", unsure))
     found = detect(image, reader, _FindsThese([part, right]),  # type: ignore[arg-type]
                    shapes_too=False, plane=PLANE).cards
     assert [c.card for c in found] == ["4C"]
