@@ -118,6 +118,16 @@ RED_SUITS: Final = frozenset("HD")
 #: instead of their product came within two cards of each other (session 27,
 #: models/README.md).
 SUIT_BAND_WEIGHT: Final = 1.0
+#: A card something lies on is a back when its corners read no card (table, or a back) and it
+#: is still ``??``, and its whole face, read as an uncovered card's is, reads as a back this
+#: sure (``FACE_SURE``, the bar at which a face decides an uncovered card): a face-down card
+#: of a design never seen prints its back to the edge or in a pattern the index model takes
+#: for table, and what shows of it, most of its face, is that pattern. From true outlines
+#: on 300 scenes of each split (``bench/cards.py``), held-out designs' covered backs read
+#: right 14 -> 19 of 25 (rheinland's and berlin's mostly), no card lost there or on
+#: validation designs, whose covered backs read right already (session 52,
+#: models/README.md).
+COVERED_BACK_SURE: Final = FACE_SURE
 #: A batch of crops is split among at most this many cores, in parts of at least
 #: SPLIT_BATCH crops (measured on 2 cores, session 16: 156 crops 112 -> 57 ms, 20 crops
 #: 14 -> 10 ms; one session of two threads was slower, its threads spinning beside the
@@ -509,27 +519,38 @@ class CardIdentifier:
         """``readings`` (of ``cuts``; ``corners``: their corners' probabilities, two rows a
         card) decided again by the faces and end bands of the ``uncovered`` cards
         (``_decide``), and of the others by the end bands ``clear`` names
-        (``_decide_bands``)."""
+        (``_decide_bands``); a covered card still ``??`` whose corners read no card is a
+        back when its face reads as one (``COVERED_BACK_SURE``)."""
         assert self._face is not None
         out = list(readings)
         # (Of a card reaching beyond the picture, not the face when a tenth of it lies beyond,
         # nor the end band beyond it: what shows there is the picture's edge drawn out.)
         wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]
                   and cuts[i].in_picture >= FACE_SEEN_SHARE]
+        # The faces of the covered cards whose corners read no card, read with them.
+        unread = [i for i in range(len(out)) if i not in wanted and out[i].card == UNSURE
+                  and cuts[i].in_picture >= FACE_SEEN_SHARE
+                  and all(code in (NOT_A_CARD, BACK_CODE) for code, _ in out[i].corners)]
         # The end bands the suit model reads: both of an uncovered card's, the clear ones of
         # the others'.
         ends = [_both((True, True) if i in wanted else clear[i] if clear is not None
                       else (False, False), cuts[i].seen) for i in range(len(out))]
         bands = self._read_bands(cuts, ends)
-        if wanted:
-            _, faces = self._face.cut_and_read([cuts[i] for i in wanted],
-                                               lambda cut: (cut.face(),))
-            for i, face in zip(wanted, faces, strict=True):
-                out[i] = self._decide(out[i], face, corners[2 * i:2 * i + 2],
-                                      cuts[i].px_per_mm(), bands.get(i))
+        faces: dict[int, npt.NDArray[np.float32]] = {}
+        if wanted or unread:
+            _, read = self._face.cut_and_read([cuts[i] for i in [*wanted, *unread]],
+                                              lambda cut: (cut.face(),))
+            faces = dict(zip([*wanted, *unread], read, strict=True))
+        for i in wanted:
+            out[i] = self._decide(out[i], faces[i], corners[2 * i:2 * i + 2],
+                                  cuts[i].px_per_mm(), bands.get(i))
         for i, band in bands.items():
             if i not in wanted:
                 out[i] = self._decide_bands(out[i], corners[2 * i:2 * i + 2], band)
+        for i in unread:
+            face = (self._face.classes[int(faces[i].argmax())], float(faces[i].max()))
+            if out[i].card == UNSURE and face[0] == BACK_CODE and face[1] >= COVERED_BACK_SURE:
+                out[i] = _revised(out[i], BACK_CODE, face[1], face)
         return out
 
     def _read_bands(self, cuts: Sequence[_Cut], ends: Sequence[tuple[bool, bool]],
