@@ -13,6 +13,7 @@ import pytest
 from referee.detection.cards import (
     ACE_POOLED_PX_PER_MM,
     BACK_INDEX_SURE,
+    COVERED_BACK_SURE,
     DEFAULT_FACE_MODEL,
     DEFAULT_MODEL,
     DEFAULT_SUIT_MODEL,
@@ -486,6 +487,48 @@ def test_a_card_is_read_as_a_back_only_when_its_face_says_so_surely(
     faces(FACE_SURE - 0.05)
     assert identifier.backs(image, [corners], quick=[table]) == [None]
     assert identifier.backs(image, [corners], quick=[table], at_least=0.5)[0] is not None
+
+
+def test_a_covered_card_whose_corners_read_no_card_is_a_back_when_its_face_reads_one(
+        identifier: CardIdentifier, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A face-down card of a design never seen, another card on it: its corners read table.
+    assert identifier._face is not None
+    image, corners = _seven_of_clubs()
+    quick, = identifier.identify_many(image, [corners], quick=True)
+    classes = identifier._face.classes
+    asked: list[int] = []
+
+    def faces(back: float) -> None:
+        probs = _probs(identifier, classes, back=back, JK=1 - back)
+
+        def read(items, cut, **_):  # type: ignore[no-untyped-def]
+            asked.append(len(items))
+            return [cut(i) for i in items], [probs] * len(items)
+
+        monkeypatch.setattr(identifier._face, "cut_and_read", read)
+
+    table = replace(quick, card="??", confidence=0.2,
+                    corners=(("other", 0.99), ("back", 0.6)))
+    faces(COVERED_BACK_SURE + 0.03)
+    read, = identifier.confirm([table], [False], ensemble=False)
+    assert (read.card, read.confidence) == ("back", pytest.approx(COVERED_BACK_SURE + 0.03))
+    assert read.face == ("back", pytest.approx(COVERED_BACK_SURE + 0.03)) and asked == [1]
+    # the face less sure: still ??
+    faces(COVERED_BACK_SURE - 0.05)
+    assert identifier.confirm([table], [False], ensemble=False)[0].card == "??"
+    # A corner reading a card, however unsure, or a card read: its face is not read.
+    asked.clear()
+    faces(0.99)
+    half = replace(table, corners=(("other", 0.99), ("QH", 0.4)))
+    backed = replace(table, card="back", confidence=0.95, corners=(("back", 0.95),
+                                                                    ("other", 0.9)))
+    assert [r.card for r in identifier.confirm([half, quick, backed], [False] * 3,
+                                               ensemble=False)] == ["??", "7C", "back"]
+    assert asked == []
+    # Nor is the face of one a tenth of which lies beyond the picture.
+    beyond = replace(table, cut=replace(quick.cut, in_picture=0.8))  # type: ignore[type-var]
+    assert identifier.confirm([beyond], [False], ensemble=False)[0].card == "??"
+    assert asked == []
 
 
 def test_a_card_whose_face_is_not_read_is_a_joker_by_one_corner_only_when_it_is_sure(
