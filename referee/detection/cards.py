@@ -122,7 +122,10 @@ SUIT_BAND_WEIGHT: Final = 1.0
 #: is still ``??``, and its whole face, read as an uncovered card's is, reads as a back this
 #: sure (``FACE_SURE``, the bar at which a face decides an uncovered card): a face-down card
 #: of a design never seen prints its back to the edge or in a pattern the index model takes
-#: for table, and what shows of it, most of its face, is that pattern. From true outlines
+#: for table, and what shows of it, most of its face, is that pattern. Only a card one of
+#: whose end bands no other card overlaps: one all but hidden under a face-down card or a
+#: pile shows that card's back on its face (from true outlines, 47 cards 0-18% visible were
+#: so read as backs without it, validation and training designs' too). From true outlines
 #: on 300 scenes of each split (``bench/cards.py``), held-out designs' covered backs read
 #: right 14 -> 19 of 25 (rheinland's and berlin's mostly), no card lost there or on
 #: validation designs, whose covered backs read right already (session 52,
@@ -519,22 +522,25 @@ class CardIdentifier:
         """``readings`` (of ``cuts``; ``corners``: their corners' probabilities, two rows a
         card) decided again by the faces and end bands of the ``uncovered`` cards
         (``_decide``), and of the others by the end bands ``clear`` names
-        (``_decide_bands``); a covered card still ``??`` whose corners read no card is a
-        back when its face reads as one (``COVERED_BACK_SURE``)."""
+        (``_decide_bands``); a covered card still ``??`` whose corners read no card and
+        one of whose end bands is clear is a back when its face reads as one
+        (``COVERED_BACK_SURE``)."""
         assert self._face is not None
         out = list(readings)
         # (Of a card reaching beyond the picture, not the face when a tenth of it lies beyond,
         # nor the end band beyond it: what shows there is the picture's edge drawn out.)
         wanted = [i for i in range(len(out)) if uncovered is not None and uncovered[i]
                   and cuts[i].in_picture >= FACE_SEEN_SHARE]
-        # The faces of the covered cards whose corners read no card, read with them.
-        unread = [i for i in range(len(out)) if i not in wanted and out[i].card == UNSURE
-                  and cuts[i].in_picture >= FACE_SEEN_SHARE
-                  and all(code in (NOT_A_CARD, BACK_CODE) for code, _ in out[i].corners)]
         # The end bands the suit model reads: both of an uncovered card's, the clear ones of
         # the others'.
         ends = [_both((True, True) if i in wanted else clear[i] if clear is not None
                       else (False, False), cuts[i].seen) for i in range(len(out))]
+        # The faces of the covered cards whose corners read no card, read with them: of
+        # those with an end band clear, so showing much of themselves (a card all but
+        # hidden under a face-down card or a pile shows that card's back on its face).
+        unread = [i for i in range(len(out)) if i not in wanted and out[i].card == UNSURE
+                  and cuts[i].in_picture >= FACE_SEEN_SHARE and any(ends[i])
+                  and all(code in (NOT_A_CARD, BACK_CODE) for code, _ in out[i].corners)]
         bands = self._read_bands(cuts, ends)
         faces: dict[int, npt.NDArray[np.float32]] = {}
         if wanted or unread:

@@ -507,15 +507,19 @@ def test_a_covered_card_whose_corners_read_no_card_is_a_back_when_its_face_reads
 
         monkeypatch.setattr(identifier._face, "cut_and_read", read)
 
-    table = replace(quick, card="??", confidence=0.2,
-                    corners=(("other", 0.99), ("back", 0.6)))
+    assert quick.cut is not None
+    probs = np.stack([_probs(identifier, identifier.classes, other=0.99),
+                      _probs(identifier, identifier.classes, back=0.6, other=0.3)])
+    table = replace(quick, card="??", confidence=0.2, corners=(("other", 0.99), ("back", 0.6)),
+                    cut=replace(quick.cut, probabilities=probs))
     faces(COVERED_BACK_SURE + 0.03)
-    read, = identifier.confirm([table], [False], ensemble=False)
+    one_end = [(False, True)]  # (an end band no other card overlaps: much of it shows)
+    read, = identifier.confirm([table], [False], ensemble=False, clear=one_end)
     assert (read.card, read.confidence) == ("back", pytest.approx(COVERED_BACK_SURE + 0.03))
     assert read.face == ("back", pytest.approx(COVERED_BACK_SURE + 0.03)) and asked == [1]
     # the face less sure: still ??
     faces(COVERED_BACK_SURE - 0.05)
-    assert identifier.confirm([table], [False], ensemble=False)[0].card == "??"
+    assert identifier.confirm([table], [False], ensemble=False, clear=one_end)[0].card == "??"
     # A corner reading a card, however unsure, or a card read: its face is not read.
     asked.clear()
     faces(0.99)
@@ -523,11 +527,17 @@ def test_a_covered_card_whose_corners_read_no_card_is_a_back_when_its_face_reads
     backed = replace(table, card="back", confidence=0.95, corners=(("back", 0.95),
                                                                     ("other", 0.9)))
     assert [r.card for r in identifier.confirm([half, quick, backed], [False] * 3,
-                                               ensemble=False)] == ["??", "7C", "back"]
+                                               ensemble=False, clear=one_end * 3)] == [
+        "??", "7C", "back"]
     assert asked == []
-    # Nor is the face of one a tenth of which lies beyond the picture.
-    beyond = replace(table, cut=replace(quick.cut, in_picture=0.8))  # type: ignore[type-var]
-    assert identifier.confirm([beyond], [False], ensemble=False)[0].card == "??"
+    # Nor is the face of one a tenth of which lies beyond the picture, nor of one whose end
+    # bands other cards overlap (all but hidden, its face shows the card on it), nor when
+    # no band is said to be clear (the tracker's cards, placed on top).
+    beyond = replace(table, cut=replace(table.cut, in_picture=0.8))  # type: ignore[type-var]
+    assert identifier.confirm([beyond], [False], ensemble=False, clear=one_end)[0].card == "??"
+    assert identifier.confirm([table], [False], ensemble=False,
+                              clear=[(False, False)])[0].card == "??"
+    assert identifier.confirm([table], [False], ensemble=False)[0].card == "??"
     assert asked == []
 
 
