@@ -124,12 +124,11 @@ SUIT_BAND_WEIGHT: Final = 1.0
 #: of a design never seen prints its back to the edge or in a pattern the index model takes
 #: for table, and what shows of it, most of its face, is that pattern. Only a card one of
 #: whose end bands no other card overlaps: one all but hidden under a face-down card or a
-#: pile shows that card's back on its face (from true outlines, 47 cards 0-18% visible were
-#: so read as backs without it, validation and training designs' too). From true outlines
-#: on 300 scenes of each split (``bench/cards.py``), held-out designs' covered backs read
-#: right 14 -> 19 of 25 (rheinland's and berlin's mostly), no card lost there or on
-#: validation designs, whose covered backs read right already (session 52,
-#: models/README.md).
+#: pile shows that card's back on its face (from true outlines, 35 cards 0-18% visible were
+#: so read as backs without it, on every split). From true outlines (``bench/cards.py``,
+#: 300 scenes) held-out designs' covered backs read right 14 -> 19 of 25 (rheinland's and
+#: berlin's mostly), no other card read otherwise; validation designs' covered backs read
+#: right already (their corners read ``back``; session 52, models/README.md).
 COVERED_BACK_SURE: Final = FACE_SURE
 #: A batch of crops is split among at most this many cores, in parts of at least
 #: SPLIT_BATCH crops (measured on 2 cores, session 16: 156 crops 112 -> 57 ms, 20 crops
