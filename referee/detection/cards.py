@@ -128,7 +128,10 @@ SUIT_BAND_WEIGHT: Final = 1.0
 #: so read as backs without it, on every split). From true outlines (``bench/cards.py``,
 #: 300 scenes) held-out designs' covered backs read right 14 -> 19 of 25 (rheinland's and
 #: berlin's mostly), no other card read otherwise; validation designs' covered backs read
-#: right already (their corners read ``back``; session 52, models/README.md).
+#: right already (their corners read ``back``; session 52, models/README.md). Left: a face
+#: the face model takes for a back though it is none (aisleriot tango_nuevo's giant-pip
+#: number cards, 0.76-0.96) is so read covered too, and in ``referee detect`` a box kept on
+#: the verifier's word so read is kept as a back.
 COVERED_BACK_SURE: Final = FACE_SURE
 #: A batch of crops is split among at most this many cores, in parts of at least
 #: SPLIT_BATCH crops (measured on 2 cores, session 16: 156 crops 112 -> 57 ms, 20 crops
@@ -248,7 +251,8 @@ class CardReading:
     card: str
     confidence: float
     corners: tuple[tuple[str, float], tuple[str, float]]
-    #: The whole face's reading, when it was read (an uncovered card with a face model).
+    #: The whole face's reading, when it was read (with a face model: an uncovered card, or a
+    #: covered one whose corners read no card, ``COVERED_BACK_SURE``).
     face: tuple[str, float] | None = field(default=None, compare=False)
     #: The card as cut for the models, with the first reading (to ``confirm`` it).
     cut: _Cut | None = field(default=None, compare=False, repr=False)
@@ -293,6 +297,10 @@ class _Classifier:
     @cached_property
     def _sessions(self) -> list[Any]:
         return [cpu_session(path, self.threads) for path in (self.path, *self.members)]
+
+    def likeliest(self, probs: npt.NDArray[np.float32]) -> tuple[str, float]:
+        """The likeliest class of one crop's probabilities, and its probability."""
+        return self.classes[int(probs.argmax())], float(probs.max())
 
     def probabilities(self, crops: Sequence[Image], member: int = 0,
                       ) -> npt.NDArray[np.float32]:
@@ -477,7 +485,7 @@ class CardIdentifier:
         _, faces = self._face.cut_and_read(cuts, lambda cut: (cut.face(),))
         out: list[CardReading | None] = []
         for reading, face in zip(quick, faces, strict=True):
-            read = (self._face.classes[int(face.argmax())], float(face.max()))
+            read = self._face.likeliest(face)
             out.append(_revised(reading, BACK_CODE, read[1], read)
                        if read[0] == BACK_CODE and read[1] >= at_least and not _indexed(reading)
                        else None)
@@ -491,7 +499,9 @@ class CardIdentifier:
         """Quick readings (``identify_many(..., quick=True)``) completed: the corners read by
         every member of the index model's ensemble too (probabilities averaged; not with
         ``ensemble=False``), the faces and end bands of the ``uncovered`` cards read
-        (``_decide``), and of the others the end bands ``clear`` names (``_decide_bands``).
+        (``_decide``), and of the others the end bands ``clear`` names (``_decide_bands``),
+        and the face of one still ``??`` whose corners read no card when a band is clear
+        (``COVERED_BACK_SURE``).
         A joker whose face is not read and that one corner at most reads as one, under
         JOKER_CORNER_SURE, is ``??`` (``joker_checked``; not with ``check_jokers=False``)."""
         out = list(readings)
@@ -543,9 +553,10 @@ class CardIdentifier:
         bands = self._read_bands(cuts, ends)
         faces: dict[int, npt.NDArray[np.float32]] = {}
         if wanted or unread:
-            _, read = self._face.cut_and_read([cuts[i] for i in [*wanted, *unread]],
+            read_for = [*wanted, *unread]
+            _, read = self._face.cut_and_read([cuts[i] for i in read_for],
                                               lambda cut: (cut.face(),))
-            faces = dict(zip([*wanted, *unread], read, strict=True))
+            faces = dict(zip(read_for, read, strict=True))
         for i in wanted:
             out[i] = self._decide(out[i], faces[i], corners[2 * i:2 * i + 2],
                                   cuts[i].px_per_mm(), bands.get(i))
@@ -553,7 +564,7 @@ class CardIdentifier:
             if i not in wanted:
                 out[i] = self._decide_bands(out[i], corners[2 * i:2 * i + 2], band)
         for i in unread:
-            face = (self._face.classes[int(faces[i].argmax())], float(faces[i].max()))
+            face = self._face.likeliest(faces[i])
             if out[i].card == UNSURE and face[0] == BACK_CODE and face[1] >= COVERED_BACK_SURE:
                 out[i] = _revised(out[i], BACK_CODE, face[1], face)
         return out
@@ -603,7 +614,7 @@ class CardIdentifier:
         reading other than a joker); without them a card indexed in one corner only takes
         its suit from the face (``_suit_from_face``)."""
         assert self._face is not None
-        read = (self._face.classes[int(face.argmax())], float(face.max()))
+        read = self._face.likeliest(face)
         card, confidence = reading.card, reading.confidence
         same_rank = suited(card) and suited(read[0]) and card[0] == read[0][0] and (
             card[0] != "A" or px_per_mm <= ACE_POOLED_PX_PER_MM)

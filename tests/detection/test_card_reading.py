@@ -499,19 +499,28 @@ def test_a_covered_card_whose_corners_read_no_card_is_a_back_when_its_face_reads
     asked: list[int] = []
 
     def faces(back: float) -> None:
+        """Faces read as a back this sure, but for the seven of clubs' own cut: a 7C."""
         probs = _probs(identifier, classes, back=back, JK=1 - back)
+        seven = _probs(identifier, classes, **{"7C": 0.99})
 
         def read(items, cut, **_):  # type: ignore[no-untyped-def]
             asked.append(len(items))
-            return [cut(i) for i in items], [probs] * len(items)
+            return [cut(i) for i in items], [seven if i is quick.cut else probs for i in items]
 
         monkeypatch.setattr(identifier._face, "cut_and_read", read)
 
     assert quick.cut is not None
-    probs = np.stack([_probs(identifier, identifier.classes, other=0.99),
-                      _probs(identifier, identifier.classes, back=0.6, other=0.3)])
-    table = replace(quick, card="??", confidence=0.2, corners=(("other", 0.99), ("back", 0.6)),
-                    cut=replace(quick.cut, probabilities=probs))
+
+    def corners_read(first: dict[str, float], second: dict[str, float]) -> CardReading:
+        """The seven's cut, its corners read as given (their likeliest first), ``??``."""
+        probs = np.stack([_probs(identifier, identifier.classes, **first),
+                          _probs(identifier, identifier.classes, **second)])
+        likeliest = tuple((max(sure, key=lambda c: sure[c]), max(sure.values()))
+                          for sure in (first, second))
+        return replace(quick, card="??", confidence=0.2, corners=likeliest,  # type: ignore[arg-type]
+                       cut=replace(quick.cut, probabilities=probs))  # type: ignore[type-var]
+
+    table = corners_read({"other": 0.99}, {"back": 0.5, "other": 0.4})
     faces(COVERED_BACK_SURE + 0.03)
     one_end = [(False, True)]  # (an end band no other card overlaps: much of it shows)
     read, = identifier.confirm([table], [False], ensemble=False, clear=one_end)
@@ -530,6 +539,20 @@ def test_a_covered_card_whose_corners_read_no_card_is_a_back_when_its_face_reads
                                                ensemble=False, clear=one_end * 3)] == [
         "??", "7C", "back"]
     assert asked == []
+    # Read in one batch with an uncovered card's face, each card is decided by its own.
+    asked.clear()
+    faces(0.99)
+    both = identifier.confirm([quick, table], [True, False], ensemble=False,
+                              clear=[(True, True), (False, True)])
+    assert [r.card for r in both] == ["7C", "back"] and asked == [2]  # (one batch)
+    assert both[0].face == ("7C", pytest.approx(0.99))
+    # Corners sure of a rank, whatever the suit, are read with the clear end band as that
+    # rank (``_by_bands``): the face read as a back does not overrule them.
+    ranked = corners_read({"other": 0.35, "7C": 0.25, "7S": 0.2, "7H": 0.2}, {"other": 0.99})
+    assert ranked.corners[0][0] == "other"
+    read, = identifier.confirm([ranked], [False], ensemble=False, clear=one_end)
+    assert read.card[0] == "7"
+    asked.clear()
     # Nor is the face of one a tenth of which lies beyond the picture, nor of one whose end
     # bands other cards overlap (all but hidden, its face shows the card on it), nor when
     # no band is said to be clear (the tracker's cards, placed on top).
