@@ -234,6 +234,16 @@ def _indexed(reading: CardReading) -> bool:
     return any(suited(code) and p >= BACK_INDEX_SURE for code, p in reading.corners)
 
 
+def _as_back(reading: CardReading, face: tuple[str, float],
+             at_least: float) -> CardReading | None:
+    """``reading`` made a back when its face (likeliest class, how sure) reads as one at least
+    ``at_least`` sure and no corner reads a face-up card BACK_INDEX_SURE sure (``_indexed``);
+    else None."""
+    if face[0] == BACK_CODE and face[1] >= at_least and not _indexed(reading):
+        return _revised(reading, BACK_CODE, face[1], face)
+    return None
+
+
 def joker_checked(reading: CardReading) -> CardReading:
     """``reading``, or ``??`` when it is a joker whose face was not read and that no more than
     one corner reads as one (as its likeliest class), none JOKER_CORNER_SURE sure."""
@@ -483,13 +493,8 @@ class CardIdentifier:
         if len(cuts) != len(quick):
             raise ValueError("backs() takes readings made by identify_many(quick=True)")
         _, faces = self._face.cut_and_read(cuts, lambda cut: (cut.face(),))
-        out: list[CardReading | None] = []
-        for reading, face in zip(quick, faces, strict=True):
-            read = self._face.likeliest(face)
-            out.append(_revised(reading, BACK_CODE, read[1], read)
-                       if read[0] == BACK_CODE and read[1] >= at_least and not _indexed(reading)
-                       else None)
-        return out
+        return [_as_back(reading, self._face.likeliest(face), at_least)
+                for reading, face in zip(quick, faces, strict=True)]
 
     def confirm(self, readings: Sequence[CardReading],
                 uncovered: Sequence[bool] | None = None, *,
@@ -564,9 +569,9 @@ class CardIdentifier:
             if i not in wanted:
                 out[i] = self._decide_bands(out[i], corners[2 * i:2 * i + 2], band)
         for i in unread:
-            face = self._face.likeliest(faces[i])
-            if out[i].card == UNSURE and face[0] == BACK_CODE and face[1] >= COVERED_BACK_SURE:
-                out[i] = _revised(out[i], BACK_CODE, face[1], face)
+            if out[i].card == UNSURE:  # (the end bands may have named a rank)
+                out[i] = _as_back(out[i], self._face.likeliest(faces[i]),
+                                  COVERED_BACK_SURE) or out[i]
         return out
 
     def _read_bands(self, cuts: Sequence[_Cut], ends: Sequence[tuple[bool, bool]],
