@@ -48,6 +48,7 @@ from referee.detection.outlines import (
     segmented_card,
     shared_areas,
     shown_parts,
+    side_contrast,
     stacking,
     under_cards,
 )
@@ -112,6 +113,9 @@ VOUCHED_DOUBT: Final = 0.1
 #: least this sure (``_seen_backs``; kept only when read so FACE_SURE sure there). Set, not
 #: tuned (session 49, models/README.md).
 BACK_FACE_HINT: Final = 0.5
+#: One whose colours outline no card is outlined by the corner model, and taken when each of
+#: its four sides stands out this much as an edge (``outlines.side_contrast``).
+CLEAR_SIDES: Final = 3.0
 #: An outline read as a back that outlines read as face-up cards cover at least this share
 #: of is dropped (``outlines.hidden_shares``; chosen on the real photos' train split,
 #: models/README.md).
@@ -280,8 +284,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
                      and share_in_picture(o.corners, image) >= JUDGED_SHARE
                      and all(quad_iou(o.corners, outlines[k].corners) < SAME_CARD_IOU
                              for k in cardlike)]
-            for i, (outline, reading) in _seen_backs(image, identifier, verifier, outlines,
-                                                     found, loose).items():
+            for i, (outline, reading) in _seen_backs(image, slopes, identifier, verifier,
+                                                     corner_model, outlines, found,
+                                                     loose).items():
                 outlines[i], found[i] = outline, reading
                 looked[i] = (outline, reading)
                 seen_backs.add(i)
@@ -469,30 +474,56 @@ def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
             if suited(reading.card) and reading.confidence >= FAINT_SURE}
 
 
-def _seen_backs(image: Image, identifier: CardIdentifier, verifier: CardVerifier,
+def _seen_backs(image: Image, slopes: Gradients, identifier: CardIdentifier,
+                verifier: CardVerifier, model: CornerModel | None,
                 outlines: Sequence[Outline], found: Sequence[CardReading],
                 loose: Sequence[int],
                 ) -> dict[int, tuple[Outline, CardReading]]:
     """Of the ``loose`` learned boxes (indices into ``outlines``), those whose face reads as
-    a back at least BACK_FACE_HINT sure, outlined again by their colours
-    (``outlines.segmented_card``) and there read as a back (``CardIdentifier.backs``) that
-    the verifier does not doubt NOT_CARD_SURE: each with its outline and reading there.
-    The likelier boxes first; one on a card a box before it was outlined so is skipped."""
+    a back at least BACK_FACE_HINT sure, outlined again and there read as a back
+    (``CardIdentifier.backs``) that the verifier does not doubt NOT_CARD_SURE: each with
+    its outline and reading there. A box is outlined by its colours
+    (``outlines.segmented_card``), the likelier boxes first, one on a card a box before it
+    was outlined so skipped. Then, with a corner ``model``, the others its colours outline
+    no card in are outlined by the corner model (``_outlined``), and taken where each side
+    of that outline stands out as an edge (CLEAR_SIDES): a back whose colours the table
+    shares (held-out frames, session 53)."""
     if not loose:
         return {}
     hints = identifier.backs(image, [outlines[i].corners for i in loose], at_least=BACK_FACE_HINT,
                              quick=[found[i] for i in loose])
+    hinted = sorted((i for i, hint in zip(loose, hints, strict=True) if hint is not None),
+                    key=lambda i: -outlines[i].score)
     done: dict[int, tuple[Outline, CardReading]] = {}
-    for i, hint in sorted(zip(loose, hints, strict=True), key=lambda p: -outlines[p[0]].score):
-        if hint is None or any(quad_iou(outlines[i].corners, o.corners) >= SAME_CARD_IOU
-                               for o, _ in done.values()):
+
+    def taken(i: int) -> bool:
+        return any(quad_iou(outlines[i].corners, o.corners) >= SAME_CARD_IOU
+                   for o, _ in done.values())
+
+    def keep(tried: list[tuple[int, npt.NDArray[np.float64]]]) -> None:
+        readings = identifier.backs(image, [corners for _, corners in tried])
+        doubts = verifier.not_card(image, [corners for _, corners in tried])
+        for (i, corners), reading, doubt in zip(tried, readings, doubts, strict=True):
+            if reading is not None and doubt < NOT_CARD_SURE and not taken(i):
+                done[i] = (replace(outlines[i], corners=corners), reading)
+
+    unsplit: list[int] = []
+    for i in hinted:
+        if taken(i):
             continue
         corners = segmented_card(image, outlines[i].corners)
         if corners is None:
-            continue
-        reading = identifier.backs(image, [corners])[0]
-        if reading is not None and verifier.not_card(image, [corners])[0] < NOT_CARD_SURE:
-            done[i] = (replace(outlines[i], corners=corners), reading)
+            unsplit.append(i)
+        else:
+            keep([(i, corners)])
+    unsplit = [i for i in unsplit if not taken(i)]
+    if model is not None and unsplit:
+        redone = _outlined(image, slopes, model, [outlines[i] for i in unsplit])
+        tried = [(i, outline.corners) for i, outline in zip(unsplit, redone, strict=True)
+                 if outline is not outlines[i]
+                 and side_contrast(slopes, outline.corners).min() >= CLEAR_SIDES]
+        if tried:
+            keep(tried)
     return done
 
 

@@ -405,6 +405,34 @@ def edge_support(slopes: Gradients, corners: npt.ArrayLike) -> float:
     return float(np.median(_across(slopes, samples, normals[:, None, :])))
 
 
+#: ``side_contrast``: the gradient across a side is taken within SIDE_NEAR of it (at least
+#: SIDE_NEAR_PX) and, for what lies round it, from SIDE_FAR[0] to SIDE_FAR[1] in and out
+#: (shares of the outline's shorter side), at SIDE_OFFSETS offsets in all.
+SIDE_NEAR: Final = 0.02
+SIDE_NEAR_PX: Final = 1.5
+SIDE_FAR: Final = (0.05, 0.12)
+SIDE_OFFSETS: Final = 25
+
+
+def side_contrast(slopes: Gradients, corners: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """How much each side of an outline stands out as an edge (4): the strongest gradient
+    across it near the side (the median along it, within SIDE_NEAR of the shorter side),
+    over the median of those a little farther in and out (SIDE_FAR), plus one grey level.
+    A card lying apart has four sides standing out from the table round it and from its
+    own print; a card-shaped patch of carpet, wood or print has sides no stronger than
+    what lies round them."""
+    quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    short = float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
+    samples, normals = _side_samples(quad)
+    offsets = np.linspace(-SIDE_FAR[1], SIDE_FAR[1], SIDE_OFFSETS) * short
+    # (sides x offsets x points along a side x 2)
+    points = samples[:, None, :, :] + offsets[None, :, None, None] * normals[:, None, None, :]
+    along = np.median(_across(slopes, points, normals[:, None, None, :]), axis=2)
+    near = np.abs(offsets) <= max(SIDE_NEAR * short, SIDE_NEAR_PX)
+    far = np.abs(offsets) >= SIDE_FAR[0] * short
+    return np.asarray(along[:, near].max(axis=1) / (np.median(along[:, far], axis=1) + 1.0))
+
+
 def _across(slopes: Gradients, points: npt.NDArray[np.float64],
             normal: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """The gradient across ``normal`` (a unit vector, or one for each row of ``points``) at

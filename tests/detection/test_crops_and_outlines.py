@@ -1787,3 +1787,53 @@ def test_a_loose_box_whose_face_reads_as_a_back_is_outlined_by_its_colours(
     reader.asked = []
     found = detect(image, reader, detector, shapes_too=False)  # type: ignore[arg-type]
     assert found.cards == [] and reader.asked == []
+
+
+@pytest.mark.parametrize("turn", [0.0, 17.0, 60.0])
+def test_a_card_lying_apart_stands_out_as_an_edge_on_all_four_sides(turn: float) -> None:
+    from referee.detection.detect import CLEAR_SIDES
+    from referee.detection.outlines import side_contrast
+
+    image, truth = _back_on_table(turn)
+    slopes = gradients(image)
+    assert side_contrast(slopes, truth).min() >= CLEAR_SIDES
+    middle = truth.mean(axis=0)
+    # the same outline a fifth larger lies on the table, a fifth smaller on the card's print
+    assert side_contrast(slopes, middle + 1.2 * (truth - middle)).max() < CLEAR_SIDES
+    assert side_contrast(slopes, middle + 0.8 * (truth - middle)).max() < CLEAR_SIDES
+    # and a card-shaped patch of carpet has sides no stronger than what lies round them
+    rng = np.random.default_rng(5)
+    carpet = cv2.GaussianBlur(np.clip(rng.normal(120, 40, image.shape), 0, 255)
+                              .astype(np.uint8), (3, 3), 0)
+    assert side_contrast(gradients(carpet), truth).max() < CLEAR_SIDES
+
+
+@pytest.mark.parametrize(("grown", "kept"), [
+    (1.0, True),  # the corner model reads the card's own corners: four clear sides
+    (1.2, False),  # corners a fifth out, on the table: sides on no edge (a carpet's patch)
+])
+def test_a_back_its_colours_do_not_outline_is_outlined_by_the_corner_model(
+        monkeypatch: pytest.MonkeyPatch, grown: float, kept: bool) -> None:
+    # A back whose colours the table shares (aisleriot rheinland's gold lattice on a wooden
+    # table): GrabCut finds no card's shape there, and the corner model's outline is taken
+    # when each of its sides stands out as an edge (``CLEAR_SIDES``).
+    import referee.detection.detect as detect_module
+
+    image, truth = _back_on_table(17.0)
+    along = (truth[2] - truth[1]) / np.linalg.norm(truth[2] - truth[1])
+    loose = truth + np.outer([-1, -1, 1, 1], along) * 30.0 + along * 12.0
+    detector = _Finds(loose)
+    detector.score = 0.3
+    monkeypatch.setattr(detect_module, "segmented_card", lambda image, corners: None)
+    middle = truth.mean(axis=0)
+    model = _CornersOn(middle + grown * (truth - middle))
+    found = detect(image, _BackFaces(), detector, shapes_too=False,  # type: ignore[arg-type]
+                   verifier=_Sure(0.1), corner_model=model)  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == (["back"] if kept else [])
+    if kept:
+        assert quad_iou(np.array(found.cards[0].corners), truth) > 0.9
+    assert model.given  # the corner model was asked
+    # without a corner model, as before: no outline, no card
+    found = detect(image, _BackFaces(), detector, shapes_too=False,  # type: ignore[arg-type]
+                   verifier=_Sure(0.1))  # type: ignore[arg-type]
+    assert found.cards == []
