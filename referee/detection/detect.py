@@ -113,8 +113,11 @@ VOUCHED_DOUBT: Final = 0.1
 #: least this sure (``_seen_backs``; kept only when read so FACE_SURE sure there). Set, not
 #: tuned (session 49, models/README.md).
 BACK_FACE_HINT: Final = 0.5
-#: One whose colours outline no card is outlined by the corner model, and taken when each of
-#: its four sides stands out this much as an edge (``outlines.side_contrast``).
+#: A loose box whose colours outline no card is outlined by the corner model, and taken when
+#: each of that outline's four sides stands out at least this much as an edge
+#: (``outlines.side_contrast``). Set, not tuned: the outlines so made on the real photos'
+#: false finds (carpet, bricks, a table's grain, print) lie under 2.6, on the held-out
+#: frames' backs within IoU 0.9 from 3.1 (models/README.md, session 53).
 CLEAR_SIDES: Final = 3.0
 #: An outline read as a back that outlines read as face-up cards cover at least this share
 #: of is dropped (``outlines.hidden_shares``; chosen on the real photos' train split,
@@ -463,15 +466,23 @@ def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
     reads as a face-up card; the verifier then judges those so read, as it judges every
     card-like outline, so one less than JUDGED_SHARE in the picture is not taken (session
     45, models/README.md)."""
-    redone = _outlined(image, slopes, model, [outlines[i] for i in faint])
-    moved = [(i, outline) for i, outline in zip(faint, redone, strict=True)
-             if outline is not outlines[i]
-             and share_in_picture(outline.corners, image) >= JUDGED_SHARE]
+    moved = _redone(image, slopes, model, outlines, faint)
     if not moved:
         return {}  # (one not moved reads as before: no face-up card for sure)
     again = identifier.identify_many(image, [o.corners for _, o in moved], quick=True)
     return {i: (outline, reading) for (i, outline), reading in zip(moved, again, strict=True)
             if suited(reading.card) and reading.confidence >= FAINT_SURE}
+
+
+def _redone(image: Image, slopes: Gradients, model: CornerModel,
+            outlines: Sequence[Outline], which: Sequence[int]) -> list[tuple[int, Outline]]:
+    """Of the outlines ``which`` names (indices into ``outlines``), those ``_outlined``
+    (``polish``ed, then ``_cornered``) elsewhere and lying at least JUDGED_SHARE in the
+    picture there: each index with its new outline."""
+    redone = _outlined(image, slopes, model, [outlines[i] for i in which])
+    return [(i, outline) for i, outline in zip(which, redone, strict=True)
+            if outline is not outlines[i]
+            and share_in_picture(outline.corners, image) >= JUDGED_SHARE]
 
 
 def _seen_backs(image: Image, slopes: Gradients, identifier: CardIdentifier,
@@ -484,10 +495,11 @@ def _seen_backs(image: Image, slopes: Gradients, identifier: CardIdentifier,
     (``CardIdentifier.backs``) that the verifier does not doubt NOT_CARD_SURE: each with
     its outline and reading there. A box is outlined by its colours
     (``outlines.segmented_card``), the likelier boxes first, one on a card a box before it
-    was outlined so skipped. Then, with a corner ``model``, the others its colours outline
-    no card in are outlined by the corner model (``_outlined``), and taken where each side
+    was outlined so skipped. Then, with a corner ``model``, the others, in which its colours
+    outline no card, are outlined as a card the detector boxed is (``_redone``: polished
+    onto the picture's edges, then the corner model's corners), and taken where each side
     of that outline stands out as an edge (CLEAR_SIDES): a back whose colours the table
-    shares (held-out frames, session 53)."""
+    shares (models/README.md, session 53)."""
     if not loose:
         return {}
     hints = identifier.backs(image, [outlines[i].corners for i in loose], at_least=BACK_FACE_HINT,
@@ -496,32 +508,37 @@ def _seen_backs(image: Image, slopes: Gradients, identifier: CardIdentifier,
                     key=lambda i: -outlines[i].score)
     done: dict[int, tuple[Outline, CardReading]] = {}
 
-    def taken(i: int) -> bool:
-        return any(quad_iou(outlines[i].corners, o.corners) >= SAME_CARD_IOU
-                   for o, _ in done.values())
+    def taken(*quads: npt.NDArray[np.float64]) -> bool:
+        return any(quad_iou(quad, o.corners) >= SAME_CARD_IOU
+                   for quad in quads for o, _ in done.values())
 
     def keep(tried: list[tuple[int, npt.NDArray[np.float64]]]) -> None:
-        readings = identifier.backs(image, [corners for _, corners in tried])
-        doubts = verifier.not_card(image, [corners for _, corners in tried])
-        for (i, corners), reading, doubt in zip(tried, readings, doubts, strict=True):
-            if reading is not None and doubt < NOT_CARD_SURE and not taken(i):
+        """Those of ``tried`` (a box, and its new outline) read as a back there and not
+        doubted, in turn, unless a card kept before lies there."""
+        backs = identifier.backs(image, [corners for _, corners in tried])
+        read = [(i, corners, reading) for (i, corners), reading
+                in zip(tried, backs, strict=True) if reading is not None]
+        if not read:
+            return
+        doubts = verifier.not_card(image, [corners for _, corners, _ in read])
+        for (i, corners, reading), doubt in zip(read, doubts, strict=True):
+            if doubt < NOT_CARD_SURE and not taken(outlines[i].corners, corners):
                 done[i] = (replace(outlines[i], corners=corners), reading)
 
     unsplit: list[int] = []
     for i in hinted:
-        if taken(i):
+        if taken(outlines[i].corners):
             continue
         corners = segmented_card(image, outlines[i].corners)
         if corners is None:
             unsplit.append(i)
         else:
             keep([(i, corners)])
-    unsplit = [i for i in unsplit if not taken(i)]
+    unsplit = [i for i in unsplit if not taken(outlines[i].corners)]
     if model is not None and unsplit:
-        redone = _outlined(image, slopes, model, [outlines[i] for i in unsplit])
-        tried = [(i, outline.corners) for i, outline in zip(unsplit, redone, strict=True)
-                 if outline is not outlines[i]
-                 and side_contrast(slopes, outline.corners).min() >= CLEAR_SIDES]
+        tried = [(i, outline.corners) for i, outline in _redone(image, slopes, model, outlines,
+                                                                  unsplit)
+                 if side_contrast(slopes, outline.corners).min() >= CLEAR_SIDES]
         if tried:
             keep(tried)
     return done

@@ -19,7 +19,13 @@ import numpy.typing as npt
 from shapely.geometry import MultiPoint, Polygon, box
 from shapely.ops import unary_union
 
-from referee.detection.crops import CARD_H_MM, CARD_W_MM, SUIT_BAND_MM, order_corners
+from referee.detection.crops import (
+    CARD_H_MM,
+    CARD_W_MM,
+    SUIT_BAND_MM,
+    order_corners,
+    short_side,
+)
 
 Image = npt.NDArray[np.uint8]
 Points = list[list[float]]
@@ -405,9 +411,10 @@ def edge_support(slopes: Gradients, corners: npt.ArrayLike) -> float:
     return float(np.median(_across(slopes, samples, normals[:, None, :])))
 
 
-#: ``side_contrast``: the gradient across a side is taken within SIDE_NEAR of it (at least
-#: SIDE_NEAR_PX) and, for what lies round it, from SIDE_FAR[0] to SIDE_FAR[1] in and out
-#: (shares of the outline's shorter side), at SIDE_OFFSETS offsets in all.
+#: ``side_contrast``: the gradient across a side is taken within SIDE_NEAR of it (a share of
+#: the outline's shortest side, at least SIDE_NEAR_PX) and, for what lies round it, from
+#: SIDE_FAR[0] to SIDE_FAR[1] in and out (shares of the shortest side), at SIDE_OFFSETS
+#: offsets in all.
 SIDE_NEAR: Final = 0.02
 SIDE_NEAR_PX: Final = 1.5
 SIDE_FAR: Final = (0.05, 0.12)
@@ -415,22 +422,35 @@ SIDE_OFFSETS: Final = 25
 
 
 def side_contrast(slopes: Gradients, corners: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """How much each side of an outline stands out as an edge (4): the strongest gradient
-    across it near the side (the median along it, within SIDE_NEAR of the shorter side),
-    over the median of those a little farther in and out (SIDE_FAR), plus one grey level.
-    A card lying apart has four sides standing out from the table round it and from its
-    own print; a card-shaped patch of carpet, wood or print has sides no stronger than
-    what lies round them."""
+    """How much each side of an outline stands out as an edge (4 numbers): the strongest
+    gradient across it near the side (SIDE_NEAR; each the median of the gradients along
+    the side), over the median of those a little farther in and out (SIDE_FAR) plus one.
+    Only what lies in the picture counts: a side with nothing near it there scores 0 (the
+    picture's edge is no card's). A card lying apart has four sides standing out from the
+    table round it and from its own print; a card-shaped patch of carpet, wood or print has
+    sides no stronger than what lies round them."""
     quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-    short = float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
+    short = short_side(quad)
     samples, normals = _side_samples(quad)
     offsets = np.linspace(-SIDE_FAR[1], SIDE_FAR[1], SIDE_OFFSETS) * short
     # (sides x offsets x points along a side x 2)
     points = samples[:, None, :, :] + offsets[None, :, None, None] * normals[:, None, None, :]
-    along = np.median(_across(slopes, points, normals[:, None, None, :]), axis=2)
+    across = _across(slopes, points, normals[:, None, None, :])
+    height, width = slopes[0].shape[:2]
+    inside = (points[..., 0] >= 0) & (points[..., 0] <= width - 1) \
+        & (points[..., 1] >= 0) & (points[..., 1] <= height - 1)
     near = np.abs(offsets) <= max(SIDE_NEAR * short, SIDE_NEAR_PX)
     far = np.abs(offsets) >= SIDE_FAR[0] * short
-    return np.asarray(along[:, near].max(axis=1) / (np.median(along[:, far], axis=1) + 1.0))
+    out = np.zeros(4)
+    for side in range(4):
+        # (the median along the side at each offset, of the points in the picture)
+        along = {k: float(np.median(across[side, k][inside[side, k]]))
+                 for k in range(len(offsets)) if inside[side, k].any()}
+        peak = [along[k] for k in map(int, np.flatnonzero(near)) if k in along]
+        round_it = [along[k] for k in map(int, np.flatnonzero(far)) if k in along]
+        if peak and round_it:
+            out[side] = max(peak) / (float(np.median(round_it)) + 1.0)
+    return out
 
 
 def _across(slopes: Gradients, points: npt.NDArray[np.float64],

@@ -1808,12 +1808,34 @@ def test_a_card_lying_apart_stands_out_as_an_edge_on_all_four_sides(turn: float)
     assert side_contrast(gradients(carpet), truth).max() < CLEAR_SIDES
 
 
-@pytest.mark.parametrize(("grown", "kept"), [
-    (1.0, True),  # the corner model reads the card's own corners: four clear sides
-    (1.2, False),  # corners a fifth out, on the table: sides on no edge (a carpet's patch)
+def test_only_what_lies_in_the_picture_makes_a_side_stand_out() -> None:
+    # The picture's edge is no card's: beyond it the gradients read 0, and a side lying a
+    # pixel or two in from it is compared with what lies in the picture alone.
+    from referee.detection.detect import CLEAR_SIDES
+    from referee.detection.outlines import side_contrast
+
+    rng = np.random.default_rng(5)
+    carpet = cv2.GaussianBlur(np.clip(rng.normal(120, 40, (480, 640, 3)), 0, 255)
+                              .astype(np.uint8), (3, 3), 0)
+    slopes = gradients(carpet)
+    for left in (0.0, 2.0, 5.0):
+        patch = np.array([[left, 100.0], [left + 126, 100.0], [left + 126, 276.0],
+                          [left, 276.0]])
+        assert side_contrast(slopes, patch).max() < CLEAR_SIDES
+    beyond = np.array([[-200.0, 100.0], [-74.0, 100.0], [-74.0, 276.0], [-200.0, 276.0]])
+    assert side_contrast(slopes, beyond).tolist() == [0.0] * 4
+    assert side_contrast(slopes, np.full((4, 2), np.nan)).tolist() == [0.0] * 4
+
+
+@pytest.mark.parametrize(("grown", "doubt", "there", "kept"), [
+    (1.0, 0.1, True, True),  # the corner model reads the card's own corners: four clear sides
+    (1.2, 0.1, True, False),  # corners a fifth out, on the table: sides on no edge
+    (1.0, 0.6, True, False),  # the verifier sure enough it is no card
+    (1.0, 0.1, False, False),  # no back read there
 ])
 def test_a_back_its_colours_do_not_outline_is_outlined_by_the_corner_model(
-        monkeypatch: pytest.MonkeyPatch, grown: float, kept: bool) -> None:
+        monkeypatch: pytest.MonkeyPatch, grown: float, doubt: float, there: bool,
+        kept: bool) -> None:
     # A back whose colours the table shares (aisleriot rheinland's gold lattice on a wooden
     # table): GrabCut finds no card's shape there, and the corner model's outline is taken
     # when each of its sides stands out as an edge (``CLEAR_SIDES``).
@@ -1824,15 +1846,22 @@ def test_a_back_its_colours_do_not_outline_is_outlined_by_the_corner_model(
     loose = truth + np.outer([-1, -1, 1, 1], along) * 30.0 + along * 12.0
     detector = _Finds(loose)
     detector.score = 0.3
-    monkeypatch.setattr(detect_module, "segmented_card", lambda image, corners: None)
     middle = truth.mean(axis=0)
-    model = _CornersOn(middle + grown * (truth - middle))
+    said = middle + grown * (truth - middle)
+    # (the corners read lie near enough the box to be taken for its card's, CORNER_SAME_IOU)
+    assert quad_iou(said, loose) >= 0.7
+    model = _CornersOn(said)
+    # GrabCut outlines this card: the corner model is asked nothing
     found = detect(image, _BackFaces(), detector, shapes_too=False,  # type: ignore[arg-type]
                    verifier=_Sure(0.1), corner_model=model)  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == ["back"] and model.given == []
+    monkeypatch.setattr(detect_module, "segmented_card", lambda image, corners: None)
+    found = detect(image, _BackFaces(there=there), detector,  # type: ignore[arg-type]
+                   shapes_too=False, verifier=_Sure(doubt), corner_model=model)  # type: ignore[arg-type]
     assert [c.card for c in found.cards] == (["back"] if kept else [])
     if kept:
         assert quad_iou(np.array(found.cards[0].corners), truth) > 0.9
-    assert model.given  # the corner model was asked
+    assert len(model.given) >= 1 and quad_iou(model.given[0], loose) > 0.7  # round the box
     # without a corner model, as before: no outline, no card
     found = detect(image, _BackFaces(), detector, shapes_too=False,  # type: ignore[arg-type]
                    verifier=_Sure(0.1))  # type: ignore[arg-type]
