@@ -116,8 +116,9 @@ BACK_FACE_HINT: Final = 0.5
 #: A loose box whose colours outline no card is outlined by the corner model, and taken when
 #: each of that outline's four sides stands out at least this much as an edge
 #: (``outlines.side_contrast``). Set, not tuned: the outlines so made on the real photos'
-#: false finds (carpet, bricks, a table's grain, print) lie under 2.6, on the held-out
-#: frames' backs within IoU 0.9 from 3.1 (models/README.md, session 53).
+#: false finds (carpet, bricks, a table's grain, print) lie under 2.6, those on backs
+#: (within IoU 0.9) in 200 held-out and 200 validation frames from 3.7 (models/README.md,
+#: session 53).
 CLEAR_SIDES: Final = 3.0
 #: An outline read as a back that outlines read as face-up cards cover at least this share
 #: of is dropped (``outlines.hidden_shares``; chosen on the real photos' train split,
@@ -496,8 +497,8 @@ def _seen_backs(image: Image, slopes: Gradients, identifier: CardIdentifier,
     its outline and reading there. A box is outlined by its colours
     (``outlines.segmented_card``), the likelier boxes first, one on a card a box before it
     was outlined so skipped. Then, with a corner ``model``, the others, in which its colours
-    outline no card, are outlined as a card the detector boxed is (``_redone``: polished
-    onto the picture's edges, then the corner model's corners), and taken where each side
+    outline no card, are outlined as a card the detector boxed is (``_redone``: ``polish``ed,
+    then read by the corner model), and taken where each side
     of that outline stands out as an edge (CLEAR_SIDES): a back whose colours the table
     shares (models/README.md, session 53)."""
     if not loose:
