@@ -498,9 +498,9 @@ def _seen_backs(image: Image, slopes: Gradients, identifier: CardIdentifier,
     (``outlines.segmented_card``), the likelier boxes first, one on a card a box before it
     was outlined so skipped. Then, with a corner ``model``, the others, in which its colours
     outline no card, are outlined as a card the detector boxed is (``_redone``: ``polish``ed,
-    then read by the corner model), and taken where each side
-    of that outline stands out as an edge (CLEAR_SIDES): a back whose colours the table
-    shares (models/README.md, session 53)."""
+    then read by the corner model), and taken where each side of that outline stands out as
+    an edge (CLEAR_SIDES): a back whose colours the table shares (models/README.md, session
+    53)."""
     if not loose:
         return {}
     hints = identifier.backs(image, [outlines[i].corners for i in loose], at_least=BACK_FACE_HINT,
