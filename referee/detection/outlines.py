@@ -443,9 +443,13 @@ def side_contrast(slopes: Gradients, corners: npt.ArrayLike) -> npt.NDArray[np.f
     far = np.abs(offsets) >= SIDE_FAR[0] * short
     out = np.zeros(4)
     for side in range(4):
-        # (the median along the side at each offset, of the points in the picture)
-        along = {k: float(np.median(across[side, k][inside[side, k]]))
-                 for k in range(len(offsets)) if inside[side, k].any()}
+        # (the median along the side at each offset, of the points in the picture: at every
+        # offset at once when all lie in it, as they mostly do)
+        if inside[side].all():
+            along = dict(enumerate(np.median(across[side], axis=1).tolist()))
+        else:
+            along = {k: float(np.median(across[side, k][inside[side, k]]))
+                     for k in range(len(offsets)) if inside[side, k].any()}
         peak = [along[k] for k in map(int, np.flatnonzero(near)) if k in along]
         round_it = [along[k] for k in map(int, np.flatnonzero(far)) if k in along]
         if peak and round_it:
