@@ -130,6 +130,8 @@ SEGMENT_SIDE: Final = 64
 SEGMENT_ROUNDS: Final = 2
 SEGMENT_ASPECT: Final = (1.15, 1.7)
 SEGMENT_FILL: Final = 0.85
+#: The random state GrabCut's k-means starts from on each call (0: OpenCV's own at start).
+SEGMENT_SEED: Final = 0
 
 
 def segmented_card(image: Image, corners: npt.ArrayLike) -> npt.NDArray[np.float64] | None:
@@ -161,6 +163,11 @@ def segmented_card(image: Image, corners: npt.ArrayLike) -> npt.NDArray[np.float
     if not (mask == cv2.GC_BGD).any() or not (mask == cv2.GC_PR_FGD).any():
         return None
     models = (np.zeros((1, 65)), np.zeros((1, 65)))
+    # GrabCut starts its colour models from k-means centres drawn from the calling thread's
+    # random state, which every call moves on: a box was outlined one way in a fresh process
+    # and another after other boxes (a quarter of the cards tried). Seeded, a box is outlined
+    # the same whenever, in whichever thread, it is.
+    cv2.setRNGSeed(SEGMENT_SEED)
     cv2.grabCut(cut, mask, (0, 0, 0, 0), *models, SEGMENT_ROUNDS,  # (no rectangle: the mask)
                 cv2.GC_INIT_WITH_MASK)
     card = ((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)).astype(np.uint8)

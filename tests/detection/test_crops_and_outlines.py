@@ -1709,6 +1709,31 @@ def test_a_back_boxed_loosely_is_outlined_by_its_colours(turn: float) -> None:
     assert found is not None and quad_iou(found, truth) > 0.9
 
 
+def test_a_box_is_outlined_by_its_colours_the_same_whatever_ran_before_and_wherever() -> None:
+    # GrabCut's k-means draws from the calling thread's random state: unseeded, this box
+    # was outlined up to three ways as that state moved on (other boxes outlined before it,
+    # the same frame read again) and another way on another thread.
+    import threading
+
+    from referee.detection.outlines import segmented_card
+
+    image, truth = _back_on_table(17.0)
+    along = (truth[2] - truth[1]) / np.linalg.norm(truth[2] - truth[1])
+    loose = truth + np.outer([-1, -1, 1, 1], along) * 30.0 + along * 12.0
+    first = segmented_card(image, loose)
+    assert first is not None
+    outlined = []
+    for seed in range(1, 9):
+        cv2.setRNGSeed(seed)  # as though other boxes had been outlined before
+        outlined.append(segmented_card(image, loose))
+    elsewhere: list[np.ndarray | None] = []
+    worker = threading.Thread(target=lambda: elsewhere.append(segmented_card(image, loose)))
+    worker.start()
+    worker.join()
+    for found in [*outlined, *elsewhere]:
+        assert found is not None and np.array_equal(found, first)
+
+
 def test_what_colours_set_apart_is_no_card_unless_card_shaped() -> None:
     from referee.detection.outlines import segmented_card
 
