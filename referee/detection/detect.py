@@ -29,7 +29,13 @@ from referee.detection.cards import (
 )
 from referee.detection.corners import CornerModel
 from referee.detection.crops import short_side
-from referee.detection.learned import FAINT_SCORE, MIN_SCORE, CardDetector, polish_many
+from referee.detection.learned import (
+    FAINT_SCORE,
+    MIN_SCORE,
+    CardDetector,
+    halved,
+    polish_many,
+)
 from referee.detection.outlines import (
     SAME_CARD_IOU,
     Gradients,
@@ -526,11 +532,14 @@ def _seen_backs(image: Image, slopes: Gradients, identifier: CardIdentifier,
             if doubt < NOT_CARD_SURE and not taken(outlines[i].corners, corners):
                 done[i] = (replace(outlines[i], corners=corners), reading)
 
+    # (every hinted box outlined at once, the cores sharing them: a box a card kept before
+    # lies on is skipped below, its outline unused, which few are)
+    segmented = halved(lambda part: [segmented_card(image, outlines[i].corners) for i in part],
+                       hinted)
     unsplit: list[int] = []
-    for i in hinted:
+    for i, corners in zip(hinted, segmented, strict=True):
         if taken(outlines[i].corners):
             continue
-        corners = segmented_card(image, outlines[i].corners)
         if corners is None:
             unsplit.append(i)
         else:

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import cv2
 import numpy as np
@@ -79,6 +79,8 @@ REFINE_SPREAD: Final = 0.1
 SPLIT_TIGHTEN: Final = 8
 #: What the name of the thread that takes that half (``_helper``) starts with.
 HELPER_NAME: Final = "card-tighten"
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 #: The detector's boxes are larger than the cards they outline (the least rectangle round a
 #: card seen in perspective is larger than it): on validation-design frames the median box
 #: is 3.5% wider and 5.8% longer than its card (on the real photos the boxes of cards lying
@@ -221,28 +223,38 @@ def tighten(image: Image, boxes: list[Outline],
 
 def _shared(slopes: Gradients, quads: list[npt.NDArray[np.float64]],
             ) -> list[npt.NDArray[np.float64]]:
-    """``_tightened``, from SPLIT_TIGHTEN quads on half of them on a thread of its own (not
-    when called on that thread: it would wait for itself)."""
-    helper = _helper() if len(quads) >= SPLIT_TIGHTEN \
+    """``_tightened``, from SPLIT_TIGHTEN quads on half of them on a thread of its own
+    (``halved``)."""
+    return halved(lambda part: _tightened(slopes, part), quads, SPLIT_TIGHTEN)
+
+
+def halved(work: Callable[[Sequence[_T]], list[_R]], items: Sequence[_T],
+           least: int = 2) -> list[_R]:
+    """``work`` done on ``items`` (a result an item, in order), from ``least`` items on the
+    later half of them on the helper thread (``_helper``) while this thread works through the
+    first: OpenCV and onnxruntime let go of the interpreter. Not when called on that thread
+    (it would wait for itself), nor on one core."""
+    helper = _helper() if len(items) >= least \
         and not threading.current_thread().name.startswith(HELPER_NAME) else None
-    half = len(quads) // 2
+    half = len(items) // 2
     try:
-        other = helper.submit(_tightened, slopes, quads[half:]) if helper else None
+        other = helper.submit(work, items[half:]) if helper else None
     except RuntimeError:  # no new work taken while the interpreter shuts down
         other = None
     if other is None:
-        return _tightened(slopes, quads)
-    return _tightened(slopes, quads[:half]) + other.result()
+        return work(items)
+    return work(items[:half]) + other.result()
 
 
 @cache
 def _helper() -> ThreadPoolExecutor | None:
-    """The thread that tightens half of a frame's boxes (``tighten``, ``polish_many``), or
-    None on one core."""
+    """The thread that takes half of a frame's work (``halved``: tightening its boxes,
+    ``tighten`` and ``polish_many``, and outlining backs by their colours,
+    ``detect._seen_backs``), or None on one core."""
     return ThreadPoolExecutor(1, thread_name_prefix=HELPER_NAME) if cores() > 1 else None
 
 
-def _tightened(slopes: Gradients, quads: list[npt.NDArray[np.float64]],
+def _tightened(slopes: Gradients, quads: Sequence[npt.NDArray[np.float64]],
                ) -> list[npt.NDArray[np.float64]]:
     """Each quad's sides moved onto the edges within REFINE_REACH of its short side (4 px at
     least), a far edge weighed down by a Gaussian of REFINE_SPREAD of it (2 px at least)."""

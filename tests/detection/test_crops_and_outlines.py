@@ -1814,6 +1814,51 @@ def test_a_loose_box_whose_face_reads_as_a_back_is_outlined_by_its_colours(
     assert found.cards == [] and reader.asked == []
 
 
+def test_loose_boxes_read_as_backs_are_outlined_by_their_colours_on_both_cores(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two backs, each boxed loosely: the second box is outlined on the helper thread while
+    # this one outlines the first, and both are outlined as they are one after the other.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import referee.detection.detect as detect_module
+    import referee.detection.learned as learned
+
+    half, truth = _back_on_table(17.0)
+    image = np.hstack([half, half[:, ::-1]])  # the second back turned the other way
+    along = (truth[2] - truth[1]) / np.linalg.norm(truth[2] - truth[1])
+    box = truth + np.outer([-1, -1, 1, 1], along) * 30.0 + along * 12.0
+    mirrored = np.column_stack([1279.0 - box[:, 0], box[:, 1]])[::-1]
+    detector = _FindsThese([box, mirrored])
+    threads: list[str] = []
+    real = learned.halved
+
+    def noted(work, items, least=2):  # type: ignore[no-untyped-def]
+        def noting(part):  # type: ignore[no-untyped-def]
+            threads.append(threading.current_thread().name)
+            return work(part)
+        return real(noting, items, least)
+
+    def found(helper: ThreadPoolExecutor | None) -> list[tuple[str, list[list[float]]]]:
+        monkeypatch.setattr(learned, "_helper", lambda: helper)
+        # (the verifier sees a card, not sure enough to vouch for a box read as no card)
+        cards = detect(image, _BackFaces(), detector, shapes_too=False,  # type: ignore[arg-type]
+                       verifier=_Sure(0.2)).cards  # type: ignore[arg-type]
+        return [(c.card, c.corners) for c in cards]
+
+    assert detect_module.VOUCHED_DOUBT < 0.2 < detect_module.NOT_CARD_SURE
+    monkeypatch.setattr(detect_module, "halved", noted)
+    helper = ThreadPoolExecutor(1, thread_name_prefix=learned.HELPER_NAME)
+    both = found(helper)
+    helper.shutdown()
+    assert len(threads) == 2 and threads[0] != threads[1]
+    assert any(name.startswith(learned.HELPER_NAME) for name in threads)
+    threads.clear()
+    alone = found(None)
+    assert threads == [threading.current_thread().name]
+    assert [card for card, _ in both] == ["back", "back"] and both == alone
+
+
 @pytest.mark.parametrize("turn", [0.0, 17.0, 60.0])
 def test_a_card_lying_apart_stands_out_as_an_edge_on_all_four_sides(turn: float) -> None:
     from referee.detection.detect import CLEAR_SIDES

@@ -206,7 +206,7 @@ class _Counting(ThreadPoolExecutor):
         self.submitted = submitted
 
     def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
-        self.submitted.append(len(args[1]))
+        self.submitted.append(len(args[-1]))
         return super().submit(fn, *args, **kwargs)
 
 
