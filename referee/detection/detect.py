@@ -501,8 +501,9 @@ def _seen_backs(image: Image, slopes: Gradients, identifier: CardIdentifier,
     a back at least BACK_FACE_HINT sure, outlined again and there read as a back
     (``CardIdentifier.backs``) that the verifier does not doubt NOT_CARD_SURE: each with
     its outline and reading there. A box is outlined by its colours
-    (``outlines.segmented_card``), the likelier boxes first, one on a card a box before it
-    was outlined so skipped. Then, with a corner ``model``, the others, in which its colours
+    (``outlines.segmented_card``; every box at once, the cores sharing them) and taken or
+    not in turn, the likelier boxes first: one on a card taken before is skipped. Then,
+    with a corner ``model``, the others, in which its colours
     outline no card, are outlined as a card the detector boxed is (``_redone``: ``polish``ed,
     then read by the corner model), and taken where each side of that outline stands out as
     an edge (CLEAR_SIDES): a back whose colours the table shares (models/README.md, session

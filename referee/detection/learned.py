@@ -77,7 +77,8 @@ REFINE_SPREAD: Final = 0.1
 #: numpy's sorts let go of the interpreter, so on 2 cores 27 boxes took 23 ms instead of 32
 #: (the same outlines; session 37, models/README.md).
 SPLIT_TIGHTEN: Final = 8
-#: What the name of the thread that takes that half (``_helper``) starts with.
+#: What the name of the thread that takes that half (``_helper``; it takes half of other
+#: work too, ``halved``) starts with.
 HELPER_NAME: Final = "card-tighten"
 _T = TypeVar("_T")
 _R = TypeVar("_R")

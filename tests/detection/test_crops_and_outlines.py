@@ -1711,8 +1711,8 @@ def test_a_back_boxed_loosely_is_outlined_by_its_colours(turn: float) -> None:
 
 def test_a_box_is_outlined_by_its_colours_the_same_whatever_ran_before_and_wherever() -> None:
     # GrabCut's k-means draws from the calling thread's random state: unseeded, this box
-    # was outlined up to three ways as that state moved on (other boxes outlined before it,
-    # the same frame read again) and another way on another thread.
+    # was outlined three ways as that state moved on (other boxes outlined before it, the
+    # same frame read again), on this thread or on another.
     import threading
 
     from referee.detection.outlines import segmented_card
@@ -1727,7 +1727,12 @@ def test_a_box_is_outlined_by_its_colours_the_same_whatever_ran_before_and_where
         cv2.setRNGSeed(seed)  # as though other boxes had been outlined before
         outlined.append(segmented_card(image, loose))
     elsewhere: list[np.ndarray | None] = []
-    worker = threading.Thread(target=lambda: elsewhere.append(segmented_card(image, loose)))
+
+    def there() -> None:
+        cv2.setRNGSeed(5)  # another thread, its random state moved on too
+        elsewhere.append(segmented_card(image, loose))
+
+    worker = threading.Thread(target=there)
     worker.start()
     worker.join()
     for found in [*outlined, *elsewhere]:
