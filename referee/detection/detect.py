@@ -15,6 +15,7 @@ from shapely.geometry import Polygon
 
 from referee.calibration.rectify import PlaneMap
 from referee.cards import BACK_CODE, CARD_MM, JOKER_CODE
+from referee.detection.card_plane import card_plane
 from referee.detection.card_shape import card_shaped
 from referee.detection.cards import (
     NOT_A_CARD,
@@ -392,6 +393,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
         over = [[over[i][j] for j in kept] for i in kept]
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
+    if plane is None and identifier is not None:
+        plane = _plane_of_cards(outlines, readings, over, image, card_mm)
     if plane is not None:
         # On a calibrated table a card is its deck's size (``card_mm``): one that shows one
         # end is a card's size from that end (its outline reached under the card on it by a
@@ -427,6 +430,19 @@ def detect(image: Image, identifier: CardIdentifier | None,
                           [np.round(piece, 1).tolist() for piece in pieces])
              for o, (card, confidence), pieces in zip(outlines, readings, visible, strict=True)]
     return Detections(cards, warnings=warnings)
+
+
+def _plane_of_cards(outlines: Sequence[Outline], readings: Sequence[tuple[str, float]],
+                    over: Stacking, image: Image,
+                    card_mm: tuple[float, float]) -> PlaneMap | None:
+    """The table's plane from the face-up cards read at least SIZE_SURE sure that no other
+    card lies on, wholly in the picture (``card_plane``), or None."""
+    corners = [o.corners for o in outlines]
+    refs = [o.corners for o, (card, sure), free in zip(outlines, readings, alone(corners, over),
+                                                       strict=True)
+            if suited(card) and sure >= SIZE_SURE and free and _in_frame(o.corners, image)]
+    height, width = image.shape[:2]
+    return card_plane(refs, (width, height), card_mm)
 
 
 def _repeats(corners: Sequence[npt.NDArray[np.float64]], moved: set[int],

@@ -1,0 +1,261 @@
+"""The table's plane from the cards lying on it, for a picture of a table nobody calibrated.
+
+Every card of a deck is the same rectangle on the table (63 x 88 mm, or the deck's size),
+so a few cards seen whole tell how the camera sees the table: the homography (with the
+lens's radial distortion, which bends a webcam's picture) that maps each of their outlines
+onto that rectangle. ``card_shape`` then gives a card that shows only part of itself a
+card's shape there, as it does on a calibrated table (``detect``).
+
+The plane so found is the table's up to where on it the cards lie and how they are turned,
+which no card tells and nothing here needs. One or two cards fit some plane however far off
+their outlines are, so it takes three that agree (``MIN_FITTING``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.calibration.rectify import PlaneMap
+from referee.calibration.solve import Lens
+from referee.cards import CARD_MM
+from referee.detection.crops import Corners, order_corners
+
+#: A reference card fits the plane when every side and diagonal of its outline, mapped
+#: onto the table, is within this of a card's (mm).
+FIT_MM: Final = 3.0
+#: A plane is taken only when at least this many cards fit it: one card's outline fits
+#: some plane exactly, however far off its corners are, and two fit a plane and a lens bent
+#: to them (on validation-design frames planes from two moved more cards off their shape
+#: than onto it; models/README.md, session 55).
+MIN_FITTING: Final = 3
+#: Nor when those that fit it lie further off a card's shape than this on average (mm).
+#: (Planes well found fit their cards to 0.1-0.6 mm; of those fitting two cards only, the
+#: ones that fit them 2-3 mm off moved the cards near them 8-15 mm off their shape on
+#: rendered frames; models/README.md, session 55.)
+FIT_MEAN_MM: Final = 1.5
+#: Levenberg-Marquardt: at most this many steps, stopping when a step gains less than this
+#: share of the squared error.
+STEPS: Final = 10
+STEP_GAIN: Final = 1e-4
+#: The plane is refined on all cards, each weighing less the further off it lies (Cauchy's
+#: weights), at each of these scales (mm) in turn (all cards pull at first, the plane from
+#: one card being a poor guide far from it; then those that do not fit less and less),
+#: before it is refined on those that fit.
+ROBUST_SCALES_MM: Final = (30.0, 10.0, FIT_MM)
+#: So searched from each of the this many homographies of one card that fit the cards best
+#: (one card's homography, far from it, may fit the others nearly as well the wrong way
+#: round: a card pointing away may look wider than long).
+STARTS: Final = 2
+#: At most this many cards are left out, one at a time (``card_plane``).
+DROPS: Final = 3
+#: The plane must map the whole picture onto the table (its horizon outside the picture,
+#: with this margin as a share of the picture's size).
+HORIZON_MARGIN: Final = 0.25
+#: The lens's radial distortion is found with the plane (webcams bend straight lines
+#: outwards), held near none by a prior: K1_PRIOR_MM of error weighs as much as a k1 of
+#: K1_SCALE (in pixels normalised by the picture's longer side). Undistorting takes this
+#: many fixed-point rounds.
+K1_PRIOR_MM: Final = 0.1
+K1_SCALE: Final = 0.1
+UNDISTORT_ROUNDS: Final = 4
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _rectangle(card_mm: tuple[float, float], lengthwise: bool) -> FloatArray:
+    """A card's corners on the table, clockwise from the origin; its first side a card's
+    width (``lengthwise`` False) or its length."""
+    w, h = card_mm if not lengthwise else card_mm[::-1]
+    return np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
+
+
+def _expected(card_mm: tuple[float, float], lengthwise: bool) -> FloatArray:
+    """The four sides and two diagonals of ``_rectangle``."""
+    return np.asarray(_distances(_rectangle(card_mm, lengthwise)[None])[0], dtype=np.float64)
+
+
+def _distances(quads: FloatArray) -> FloatArray:
+    """For (..., 4, 2) quads: (..., 6), their four sides (0-1, 1-2, 2-3, 3-0) and
+    diagonals."""
+    pairs = quads[..., [0, 1, 2, 3, 0, 1], :] - quads[..., [1, 2, 3, 0, 2, 3], :]
+    return np.asarray(np.hypot(pairs[..., 0], pairs[..., 1]), dtype=np.float64)
+
+
+def _errors(h: FloatArray, quads: FloatArray, expected: FloatArray,
+            k1: FloatArray | float = 0.0) -> FloatArray:
+    """Each quad's (N x 4 x 2, normalised pixels) sides and diagonals, undistorted by
+    ``k1`` and mapped by homography ``h``, less a card's (``expected``, N x 6): N x 6 mm,
+    NaN where a corner maps to infinity. ``h`` may be B x 3 x 3 and ``k1`` B long, for B
+    planes at once (B x N x 6)."""
+    hs, k1s = np.asarray(h, dtype=np.float64), np.asarray(k1, dtype=np.float64)
+    points = quads
+    if np.any(k1s != 0):
+        # OpenCV's radial model, distorted = undistorted * (1 + k1 r^2), undone by
+        # fixed-point rounds
+        k = k1s[..., None, None, None]
+        points = np.broadcast_to(quads, (*k1s.shape, *quads.shape))
+        for _ in range(UNDISTORT_ROUNDS):
+            points = quads / (1 + k * (points ** 2).sum(axis=-1, keepdims=True))
+    m = hs[..., None, None, :, :]  # (B x) 1 x 1 x 3 x 3, against (B x) N x 4 x 2 points
+    w = (points * m[..., 2, :2]).sum(axis=-1) + m[..., 2, 2]
+    xy = (m[..., :2, :2] @ points[..., None])[..., 0] + m[..., :2, 2]
+    xy = xy / np.where(np.abs(w) > 1e-12, w, np.nan)[..., None]
+    return np.asarray(_distances(xy) - expected, dtype=np.float64)
+
+
+def _refined(h: FloatArray, k1: float, quads: FloatArray, expected: FloatArray,
+             weights: FloatArray | None = None) -> tuple[FloatArray, float]:
+    """``h`` (normalised pixels -> mm) and the lens's radial distortion ``k1`` moved by
+    Levenberg-Marquardt steps to the least weighted squared error of the quads' sides and
+    diagonals (and the prior on ``k1``). (Where the cards lie on the table is free: the
+    damping keeps it where it starts.)"""
+    scale = h[2, 2] if abs(h[2, 2]) > 1e-12 else 1.0
+    params = np.append((h / scale).ravel()[:8], k1)
+    root = np.ones(len(quads)) if weights is None else np.sqrt(weights)
+
+    def residuals(p: FloatArray) -> FloatArray:
+        """B x 9 parameters -> B x (6 N + 1) residuals."""
+        hs = np.concatenate([p[:, :8], np.ones((len(p), 1))], axis=1).reshape(-1, 3, 3)
+        errors = _errors(hs, quads, expected, p[:, 8]) * root[None, :, None]
+        return np.concatenate([errors.reshape(len(p), -1),
+                               K1_PRIOR_MM * p[:, 8:] / K1_SCALE], axis=1)
+
+    current = residuals(params[None])[0]
+    cost = float(current @ current)
+    damping = 1e-3
+    for _ in range(STEPS):
+        if not np.isfinite(cost):
+            break
+        steps = 1e-6 * np.maximum(np.abs(params), 1e-3)
+        nudged = residuals(params[None] + np.diag(steps))
+        jacobian = ((nudged - current) / steps[:, None]).T
+        normal = jacobian.T @ jacobian
+        gradient = jacobian.T @ current
+        while damping < 1e9:
+            step = np.linalg.solve(normal + damping * np.diag(np.diag(normal) + 1e-12),
+                                   -gradient)
+            trial = residuals((params + step)[None])[0]
+            trial_cost = float(trial @ trial)
+            if np.isfinite(trial_cost) and trial_cost < cost:
+                break
+            damping *= 10
+        else:
+            break
+        gain = (cost - trial_cost) / max(cost, 1e-12)
+        params, current, cost = params + step, trial, trial_cost
+        damping = max(damping / 10, 1e-9)
+        if gain < STEP_GAIN:
+            break
+    return np.append(params[:8], 1.0).reshape(3, 3), float(params[8])
+
+
+def card_plane(outlines: Sequence[Corners], image_size: tuple[int, int],
+               card_mm: tuple[float, float] = CARD_MM) -> PlaneMap | None:
+    """The table's plane from the outlines (4 x 2 image pixels) of cards seen whole: the
+    homography and the lens's radial distortion that map them best onto a card's rectangle
+    (``card_mm``) on the table; or None unless at least MIN_FITTING of them fit it
+    (``FIT_MM``), FIT_MEAN_MM on average, and it maps the whole picture onto the table.
+
+    The search starts from the outlines' own homographies (``_starts``) and takes all the
+    cards into account, those far off less and less (``_searched``). When too few then fit,
+    the card furthest off is left out and the search made again, up to DROPS times (a card
+    outlined wrongly bends a plane searched for with it)."""
+    if len(outlines) < MIN_FITTING:
+        return None
+    width, height = image_size
+    # pixels normalised about the picture's middle, so that the homography's entries are
+    # of one size
+    middle, unit = np.array([width / 2, height / 2]), float(max(width, height))
+    quads = np.stack([(order_corners(q) - middle) / unit for q in outlines])
+    used = np.ones(len(quads), dtype=bool)
+    for _ in range(DROPS + 1):
+        tried = []
+        for start in _starts(quads[used], card_mm):
+            tried.append(_searched(start, quads[used], card_mm))
+            if tried[-1][2].all():  # (no other start can fit more)
+                break
+        h, k1, fits = min(tried, key=lambda f: (-f[2].sum(), _loss(
+            _card_errors(f[0], quads[used][f[2]], card_mm, f[1])[0]).sum()))
+        if fits.sum() >= MIN_FITTING or used.sum() <= MIN_FITTING:
+            break
+        errors = np.full(len(quads), -np.inf)
+        errors[used] = _card_errors(h, quads[used], card_mm, k1)[0]
+        used[int(np.argmax(errors))] = False
+    if fits.sum() < MIN_FITTING \
+            or _card_errors(h, quads[used][fits], card_mm, k1)[0].mean() > FIT_MEAN_MM:
+        return None
+    norm = np.array([[1 / unit, 0, -middle[0] / unit], [0, 1 / unit, -middle[1] / unit],
+                     [0, 0, 1]])
+    image_to_table = h @ norm
+    if not _sees_table(image_to_table, image_size):
+        return None
+    lens = Lens(np.array([[unit, 0, middle[0]], [0, unit, middle[1]], [0, 0, 1]]),
+                np.array([k1, 0.0, 0.0, 0.0, 0.0])) if k1 != 0.0 else None
+    return PlaneMap(lens, image_to_table / image_to_table[2, 2], (width, height))
+
+
+def _starts(quads: FloatArray, card_mm: tuple[float, float]) -> list[FloatArray]:
+    """Homographies to search from: of each quad's own onto a card (both ways round: a card
+    pointing away from a slanted camera may look wider than long), the STARTS that all the
+    quads fit best (the least sum of Cauchy's loss of how far off each is: a count of those
+    that do not fit, softened)."""
+    homographies = np.stack([cv2.getPerspectiveTransform(
+        quad.astype(np.float32), _rectangle(card_mm, lengthwise).astype(np.float32))
+        for quad in quads for lengthwise in (False, True)]).astype(np.float64)
+    worst = np.stack([np.abs(_errors(homographies, quads, _expected(card_mm, lengthwise)))
+                      .max(axis=2) for lengthwise in (False, True)]).min(axis=0)
+    order = np.argsort(_loss(worst).sum(axis=1), kind="stable")
+    return [homographies[k] for k in order[:STARTS]]
+
+
+def _loss(off: FloatArray) -> FloatArray:
+    """Cauchy's loss of how far off cards are (mm; FIT_MM its scale; NaN and inf: beyond
+    the horizon, as far off as any)."""
+    far = np.nan_to_num(np.asarray(off, dtype=np.float64), nan=1e6, posinf=1e6)
+    return np.asarray(np.log1p((np.minimum(far, 1e6) / FIT_MM) ** 2), dtype=np.float64)
+
+
+def _searched(h: FloatArray, quads: FloatArray, card_mm: tuple[float, float]
+              ) -> tuple[FloatArray, float, npt.NDArray[np.bool_]]:
+    """From the homography ``h``: the plane and lens (``k1``) refined on all quads, those
+    far off weighing less (one card's homography is a poor guide far from it, and a card
+    outlined wrongly fits no plane), then on those that fit it; and which fit it then."""
+    k1 = 0.0
+    for scale in ROBUST_SCALES_MM:
+        errors, expected = _card_errors(h, quads, card_mm, k1)
+        h, k1 = _refined(h, k1, quads, expected, 1 / (1 + (errors / scale) ** 2))
+    errors, expected = _card_errors(h, quads, card_mm, k1)
+    fits = errors <= FIT_MM
+    if fits.sum() >= MIN_FITTING:
+        h, k1 = _refined(h, k1, quads[fits], expected[fits])
+        fits = _card_errors(h, quads, card_mm, k1)[0] <= FIT_MM
+    return h, k1, fits
+
+
+def _card_errors(h: FloatArray, quads: FloatArray, card_mm: tuple[float, float],
+                 k1: float = 0.0) -> tuple[FloatArray, FloatArray]:
+    """How far off a card's each quad is on the table (its sides' and diagonals' largest
+    error, mm; each quad either way round, whichever is nearer; inf where it maps beyond
+    the horizon), and the sides and diagonals it should have so."""
+    options = [_expected(card_mm, lengthwise) for lengthwise in (False, True)]
+    errors = [np.abs(_errors(h, quads, e, k1)).max(axis=1) for e in options]
+    errors = [np.where(np.isfinite(e), e, np.inf) for e in errors]
+    lengthwise = errors[1] < errors[0]
+    expected = np.where(lengthwise[:, None], options[1], options[0])
+    return np.minimum(*errors), np.asarray(expected, dtype=np.float64)
+
+
+def _sees_table(image_to_table: FloatArray, image_size: tuple[int, int]) -> bool:
+    """Whether the plane maps the picture, and a margin round it, onto the table in front
+    of the camera (the horizon beyond it)."""
+    width, height = image_size
+    mx, my = HORIZON_MARGIN * width, HORIZON_MARGIN * height
+    corners = np.array([[-mx, -my], [width + mx, -my], [width + mx, height + my],
+                        [-mx, height + my]])
+    centre = np.array([width / 2, height / 2])
+    w = np.concatenate([corners, centre[None]]) @ image_to_table[2, :2] + image_to_table[2, 2]
+    return bool(np.all(w > 0) or np.all(w < 0))
