@@ -216,20 +216,23 @@ def _snapped(slopes: Gradients, plane: PlaneMap, table: Corners, shown_end: int 
         for end in (-half_l, half_l):
             points.append(centre + (end + moves)[:, None, None] * along
                           + on_end[None, :, None] * across)
-    pixels = plane.to_pixels(np.concatenate([p.reshape(-1, 2) for p in points]))
+    # (with, last, the card's middle and a millimetre along each of its axes from there in
+    # each turn: one mapping for all, sooner than a mapping each)
+    axes = [centre + axis for along, across in frames for axis in (along, across)]
+    pixels = plane.to_pixels(np.concatenate([*(p.reshape(-1, 2) for p in points), centre[None],
+                                             np.array(axes)]))
+    pixels, middle, ends = pixels[:-1 - len(axes)], pixels[-1 - len(axes)], pixels[-len(axes):]
     maps = pixels.astype(np.float32)
     gx = cv2.remap(slopes[0], maps[None, :, 0], maps[None, :, 1], cv2.INTER_LINEAR,
                    borderValue=0)[0]
     gy = cv2.remap(slopes[1], maps[None, :, 0], maps[None, :, 1], cv2.INTER_LINEAR,
                    borderValue=0)[0]
-    middle = plane.to_pixels(centre[None])[0]
     counts = [len(moves) * len(on_long)] * 2 + [len(moves) * len(on_end)] * 2
     starts = np.cumsum([0, *counts * len(frames)])
     best: tuple[float, Corners] | None = None
     for k, (along, across) in enumerate(frames):
         # the picture's directions of the card's two axes, a millimetre long, at its middle
-        step_l = plane.to_pixels((centre + along)[None])[0] - middle
-        step_w = plane.to_pixels((centre + across)[None])[0] - middle
+        step_l, step_w = ends[2 * k] - middle, ends[2 * k + 1] - middle
         profiles = []
         for j, step in enumerate((step_w, step_w, step_l, step_l)):
             lo, hi = starts[4 * k + j], starts[4 * k + j + 1]
