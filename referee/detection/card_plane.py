@@ -43,12 +43,14 @@ STEPS: Final = 10
 STEP_GAIN: Final = 1e-4
 #: The plane is refined on all cards, each weighing less the further off it lies (Cauchy's
 #: weights), at each of these scales (mm) in turn (all cards pull at first, the plane from
-#: one card being a poor guide far from it; then those that do not fit less and less),
-#: before it is refined on those that fit.
-ROBUST_SCALES_MM: Final = (30.0, 10.0, FIT_MM)
-#: So searched from each of the this many homographies of one card that fit the cards best
-#: (one card's homography, far from it, may fit the others nearly as well the wrong way
-#: round: a card pointing away may look wider than long).
+#: one card being a poor guide far from it; then those that do not fit hardly at all),
+#: before it is refined on those that fit. (30, 10, 3 mm placed the same planes on 400
+#: rendered frames, 1 ms a plane later.)
+ROBUST_SCALES_MM: Final = (30.0, FIT_MM)
+#: So searched from each of at most this many homographies of one card, those that fit the
+#: cards best, until MIN_FITTING fit (one card's homography, far from it, may fit the
+#: others nearly as well the wrong way round: a card pointing away may look wider than
+#: long).
 STARTS: Final = 2
 #: At most this many cards are left out, one at a time (``card_plane``).
 DROPS: Final = 3
@@ -100,10 +102,12 @@ def _errors(h: FloatArray, quads: FloatArray, expected: FloatArray,
         points = np.broadcast_to(quads, (*k1s.shape, *quads.shape))
         for _ in range(UNDISTORT_ROUNDS):
             points = quads / (1 + k * (points ** 2).sum(axis=-1, keepdims=True))
-    m = hs[..., None, None, :, :]  # (B x) 1 x 1 x 3 x 3, against (B x) N x 4 x 2 points
-    w = (points * m[..., 2, :2]).sum(axis=-1) + m[..., 2, 2]
-    xy = (m[..., :2, :2] @ points[..., None])[..., 0] + m[..., :2, 2]
-    xy = xy / np.where(np.abs(w) > 1e-12, w, np.nan)[..., None]
+    m = hs[..., None, None, :, :]  # (B x) 1 x 1 x 3 x 3, against (B x) N x 4 points
+    x, y = points[..., 0], points[..., 1]
+    w = m[..., 2, 0] * x + m[..., 2, 1] * y + m[..., 2, 2]
+    w = np.where(np.abs(w) > 1e-12, w, np.nan)
+    xy = np.stack([(m[..., 0, 0] * x + m[..., 0, 1] * y + m[..., 0, 2]) / w,
+                   (m[..., 1, 0] * x + m[..., 1, 1] * y + m[..., 1, 2]) / w], axis=-1)
     return np.asarray(_distances(xy) - expected, dtype=np.float64)
 
 
@@ -176,7 +180,7 @@ def card_plane(outlines: Sequence[Corners], image_size: tuple[int, int],
         tried = []
         for start in _starts(quads[used], card_mm):
             tried.append(_searched(start, quads[used], card_mm))
-            if tried[-1][2].all():  # (no other start can fit more)
+            if tried[-1][2].sum() >= MIN_FITTING:
                 break
         h, k1, fits = min(tried, key=lambda f: (-f[2].sum(), _loss(
             _card_errors(f[0], quads[used][f[2]], card_mm, f[1])[0]).sum()))
