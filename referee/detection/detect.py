@@ -394,13 +394,16 @@ def detect(image: Image, identifier: CardIdentifier | None,
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
     if plane is None and identifier is not None:
+        # Nobody calibrated the table: three or more cards seen whole may tell its plane
+        # (``card_plane``; held-out frames' cards at least 40% visible outlined within IoU
+        # 0.9: 70.2% -> 74.3%, models/README.md, session 55).
         plane = _plane_of_cards(outlines, readings, over, image, card_mm)
     if plane is not None:
-        # On a calibrated table a card is its deck's size (``card_mm``): one that shows one
-        # end is a card's size from that end (its outline reached under the card on it by a
-        # guess at its length), and so is an outline whose one end is a card's and whose
-        # other is off; those and the outlines still no card's shape are moved onto the
-        # picture's edges.
+        # On the table a card is its deck's size (``card_mm``): one that shows one end is a
+        # card's size from that end (its outline reached under the card on it by a guess
+        # at its length), and so is an outline whose one end is a card's and whose other is
+        # off; those and the outlines still no card's shape are moved onto the picture's
+        # edges.
         whole = card_shaped([o.corners for o in outlines], visible, plane, slopes, card_mm)
         moved = [k for k, (new, o) in enumerate(zip(whole, outlines, strict=True))
                  if new is not o.corners]
