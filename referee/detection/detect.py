@@ -393,18 +393,31 @@ def detect(image: Image, identifier: CardIdentifier | None,
         over = [[over[i][j] for j in kept] for i in kept]
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
+    # (outlines left as they are: none on a calibrated table)
+    kept_whole: list[bool] = [False] * len(outlines)
     if plane is None and identifier is not None:
         # Nobody calibrated the table: three or more cards seen whole may tell its plane
         # (``card_plane``; held-out frames' cards at least 40% visible outlined within IoU
-        # 0.9: 70.2% -> 74.3%, models/README.md, session 55).
-        plane = _plane_of_cards(outlines, readings, over, image, card_mm)
+        # 0.9: 70.2% -> 74.3%, models/README.md, session 55). An outline no other lies on,
+        # in the picture, is left as it is: one that does not fit the plane lies on no
+        # flat table there (a card on a rumpled blanket, real photos), or the plane is off.
+        kept_whole = [free and _in_frame(o.corners, image)
+                      for o, free in zip(outlines, alone([o.corners for o in outlines], over),
+                                         strict=True)]
+        plane = _plane_of_cards(outlines, readings, kept_whole, card_mm,
+                                (image.shape[1], image.shape[0]))
     if plane is not None:
         # On the table a card is its deck's size (``card_mm``): one that shows one end is a
         # card's size from that end (its outline reached under the card on it by a guess
         # at its length), and so is an outline whose one end is a card's and whose other is
         # off; those and the outlines still no card's shape are moved onto the picture's
         # edges.
-        whole = card_shaped([o.corners for o in outlines], visible, plane, slopes, card_mm)
+        movable = [k for k, keep in enumerate(kept_whole) if not keep]
+        whole = [o.corners for o in outlines]
+        for k, shaped in zip(movable, card_shaped([whole[k] for k in movable],
+                                               [visible[k] for k in movable], plane, slopes,
+                                               card_mm), strict=True):
+            whole[k] = shaped
         moved = [k for k, (new, o) in enumerate(zip(whole, outlines, strict=True))
                  if new is not o.corners]
         if moved and identifier is not None:
@@ -436,16 +449,14 @@ def detect(image: Image, identifier: CardIdentifier | None,
 
 
 def _plane_of_cards(outlines: Sequence[Outline], readings: Sequence[tuple[str, float]],
-                    over: Stacking, image: Image,
-                    card_mm: tuple[float, float]) -> PlaneMap | None:
-    """The table's plane from the face-up cards read at least SIZE_SURE sure that no other
-    card lies on, wholly in the picture (``card_plane``), or None."""
-    corners = [o.corners for o in outlines]
-    refs = [o.corners for o, (card, sure), free in zip(outlines, readings, alone(corners, over),
-                                                       strict=True)
-            if suited(card) and sure >= SIZE_SURE and free and _in_frame(o.corners, image)]
-    height, width = image.shape[:2]
-    return card_plane(refs, (width, height), card_mm)
+                    seen_whole: Sequence[bool], card_mm: tuple[float, float],
+                    image_size: tuple[int, int]) -> PlaneMap | None:
+    """The table's plane (``card_plane``) from the outlines ``seen_whole`` (no other lies on
+    them, in the picture) read as face-up cards at least SIZE_SURE sure, or None."""
+    refs = [o.corners for o, (card, sure), whole in zip(outlines, readings, seen_whole,
+                                                        strict=True)
+            if whole and suited(card) and sure >= SIZE_SURE]
+    return card_plane(refs, image_size, card_mm)
 
 
 def _repeats(corners: Sequence[npt.NDArray[np.float64]], moved: set[int],
