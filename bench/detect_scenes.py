@@ -26,7 +26,9 @@ reading them (``detect``). Prints, for cards whose outline lies in the frame and
 matrix, lens distortion and homography: what ``referee calibrate`` measures, without its
 error), as ``referee detect --calibration`` does. ``--card-mm WxL`` renders every card that
 size (a bridge deck: 57x89), and ``--assume-mm WxL`` tells ``detect`` a card's size on the
-table (the calibration's ``card_mm``; by default the cards' own).
+table (the calibration's ``card_mm``; by default the cards' own with ``--card-mm``, else 63x88
+on a calibrated table and nothing otherwise, as ``referee detect`` without a calibration is
+told nothing; ``--assume-mm unknown`` tells it nothing).
 ``--csv FILE`` writes one row per counted card (scene, deck, truth, visible fraction, width in
 pixels (its shortest side), found, IoU, read), to compare two models card by card.
 """
@@ -60,6 +62,8 @@ DEFAULT_SIZE = (1280, 720)
 #: A card counts as fully visible from this visible fraction, and as seen from SEEN.
 FULLY_VISIBLE = 0.99
 SEEN = 0.4
+#: ``--assume-mm unknown``: detect is not told the cards' size.
+UNKNOWN = "unknown"
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -99,6 +103,16 @@ def misread(rows: list[dict[str, object]]) -> dict[str, object]:
     right = sum(row["read"] == row["truth"] for row in found)
     return {"unsure_pct": share(unsure), "wrong_pct": share(len(found) - right - unsure),
             "false_jokers": sum(row["read"] == JOKER_CODE != row["truth"] for row in found)}
+
+
+def _told(text: str) -> tuple[float, float] | str:
+    """``--assume-mm``: a card size, or UNKNOWN."""
+    if text.lower() == UNKNOWN:
+        return UNKNOWN
+    try:
+        return card_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -147,14 +161,18 @@ def main() -> None:
                         help="give detect each frame's table plane (as a calibration does)")
     parser.add_argument("--card-mm", type=card_size,
                         help="render every card this size, WxL mm (default: 63x88)")
-    parser.add_argument("--assume-mm", type=card_size,
-                        help="the card size detect is told, WxL mm (default: --card-mm)")
+    parser.add_argument("--assume-mm", type=_told,
+                        help="the card size detect is told, WxL mm, or 'unknown' (default: "
+                             "--card-mm; without it, 63x88 on a calibrated table and else "
+                             "unknown, as referee detect without a calibration)")
     finders.add_arguments(parser)
     args = parser.parse_args()
     identifier, detector, shapes_too = finders.models(args)
     verifier = finders.verifier(args)
     corner_model = finders.corner_model(args)
     rng = np.random.default_rng(args.seed)
+    told = None if args.assume_mm == UNKNOWN else (
+        args.assume_mm or args.card_mm or (CARD_MM if args.calibrated else None))
     width, height = args.size
     min_width = MIN_WIDTH_PX * width / DEFAULT_SIZE[0]
     times: list[float] = []
@@ -184,7 +202,7 @@ def main() -> None:
             decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
             result = detect(decoded, identifier, detector, shapes_too, verifier, corner_model,
                             plane=_plane(truth) if args.calibrated else None,
-                            card_mm=args.assume_mm or args.card_mm or CARD_MM)
+                            card_mm=told)
             fastest = min(fastest, time.perf_counter() - started)
         times.append(fastest)
         outlines = [np.array(c.corners) for c in result.cards]
@@ -248,7 +266,7 @@ def main() -> None:
         "runtime": finders.runtime(detector),
         "scenes": args.scenes, "calibrated": args.calibrated,
         "card_mm": list(args.card_mm or CARD_MM),
-        "assumed_mm": list(args.assume_mm or args.card_mm or CARD_MM), "cards": cards,
+        "assumed_mm": list(told) if told is not None else UNKNOWN, "cards": cards,
         "found_pct": pct(found, cards), "outline_iou_0.9_pct": pct(tight, cards),
         "fully_visible": {"cards": full_cards, "found_pct": pct(full_found, full_cards),
                           "outline_iou_0.9_pct": pct(full_tight, full_cards)},

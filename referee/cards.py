@@ -18,6 +18,10 @@ BACK_CODE: Final = "back"
 #: A playing card's width and length on the table (mm): a standard (poker-size) card. Decks
 #: of other sizes (bridge: 57 x 89) are named in the calibration (``card_mm``).
 CARD_MM: Final = (63.0, 88.0)
+BRIDGE_MM: Final = (57.0, 89.0)
+#: The sizes decks come in, tried in turn where nobody named the deck's (``referee detect``
+#: without a calibration: ``detection.card_plane``).
+DECK_SIZES_MM: Final = (CARD_MM, BRIDGE_MM)
 
 
 def card_size(text: str) -> tuple[float, float]:

@@ -369,7 +369,6 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
 
     from referee.calibration.errors import CalibrationError
     from referee.calibration.model import load_calibration
-    from referee.cards import CARD_MM
     from referee.detection.detect import (
         DetectError,
         annotate,
@@ -411,7 +410,7 @@ def detect(image: str, calibration_file: str | None, as_json: bool,
     found = run_detect(picture, identifier, detector, verifier=verifier,
                        corner_model=corner_model,
                        plane=calibration.plane if calibration is not None else None,
-                       card_mm=calibration.card_mm if calibration is not None else CARD_MM)
+                       card_mm=calibration.card_mm if calibration is not None else None)
     if detector is not None and detector.fallback_reason:
         click.echo(f"referee: warning: {detector.fallback_reason}; onnxruntime ran the card "
                    "detector instead", err=True)

@@ -13,6 +13,7 @@ their outlines are, so it takes three that agree (``MIN_FITTING``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import cv2
@@ -21,7 +22,7 @@ import numpy.typing as npt
 
 from referee.calibration.rectify import PlaneMap
 from referee.calibration.solve import Lens
-from referee.cards import CARD_MM
+from referee.cards import CARD_MM, DECK_SIZES_MM
 from referee.detection.crops import Corners, order_corners
 
 #: A reference card fits the plane when every side and diagonal of its outline, mapped
@@ -157,17 +158,38 @@ def _refined(h: FloatArray, k1: float, quads: FloatArray, expected: FloatArray,
     return np.append(params[:8], 1.0).reshape(3, 3), float(params[8])
 
 
+@dataclass(frozen=True)
+class CardPlane:
+    """The table's plane the cards tell, the size of card they tell it for (mm: width,
+    length), how many of them fit it and how far off they lie on average (mm)."""
+
+    plane: PlaneMap
+    card_mm: tuple[float, float]
+    fitting: int
+    off_mm: float
+
+
 def card_plane(outlines: Sequence[Corners], image_size: tuple[int, int],
-               card_mm: tuple[float, float] = CARD_MM) -> PlaneMap | None:
-    """The table's plane from the outlines (4 x 2 image pixels) of cards seen whole: the
-    homography and the lens's radial distortion that map them best onto a card's rectangle
-    (``card_mm``) on the table; or None unless at least MIN_FITTING of them fit it
-    (``FIT_MM``), FIT_MEAN_MM on average, and it maps the whole picture onto the table.
+               sizes: Sequence[tuple[float, float]] = DECK_SIZES_MM) -> CardPlane | None:
+    """The table's plane from the outlines (4 x 2 image pixels) of cards seen whole, for
+    the size of card (of ``sizes``: the deck's when it is known, else those decks come in)
+    that the most of them fit, the nearest then (``_fitted``); or None when none fits."""
+    found = [f for size in sizes if (f := _fitted(outlines, image_size, size)) is not None]
+    return min(found, key=lambda f: (-f.fitting, f.off_mm), default=None)
+
+
+def _fitted(outlines: Sequence[Corners], image_size: tuple[int, int],
+            card_mm: tuple[float, float] = CARD_MM) -> CardPlane | None:
+    """The homography and the lens's radial distortion that map the outlines best onto a
+    card's rectangle (``card_mm``) on the table; or None unless at least MIN_FITTING of them
+    fit it (``FIT_MM``), FIT_MEAN_MM on average, and it maps the whole picture onto the
+    table.
 
     The search starts from the outlines' own homographies (``_starts``) and takes all the
     cards into account, those far off less and less (``_searched``). When too few then fit,
     the card furthest off is left out and the search made again, up to DROPS times (a card
     outlined wrongly bends a plane searched for with it)."""
+
     if len(outlines) < MIN_FITTING:
         return None
     width, height = image_size
@@ -189,8 +211,9 @@ def card_plane(outlines: Sequence[Corners], image_size: tuple[int, int],
         errors = np.full(len(quads), -np.inf)
         errors[used] = _card_errors(h, quads[used], card_mm, k1)[0]
         used[int(np.argmax(errors))] = False
-    if fits.sum() < MIN_FITTING \
-            or _card_errors(h, quads[used][fits], card_mm, k1)[0].mean() > FIT_MEAN_MM:
+    off = float(_card_errors(h, quads[used][fits], card_mm, k1)[0].mean()) \
+        if fits.any() else np.inf
+    if fits.sum() < MIN_FITTING or off > FIT_MEAN_MM:
         return None
     norm = np.array([[1 / unit, 0, -middle[0] / unit], [0, 1 / unit, -middle[1] / unit],
                      [0, 0, 1]])
@@ -199,7 +222,8 @@ def card_plane(outlines: Sequence[Corners], image_size: tuple[int, int],
         return None
     lens = Lens(np.array([[unit, 0, middle[0]], [0, unit, middle[1]], [0, 0, 1]]),
                 np.array([k1, 0.0, 0.0, 0.0, 0.0])) if k1 != 0.0 else None
-    return PlaneMap(lens, image_to_table / image_to_table[2, 2], (width, height))
+    return CardPlane(PlaneMap(lens, image_to_table / image_to_table[2, 2], (width, height)),
+                     card_mm, int(fits.sum()), off)
 
 
 def _starts(quads: FloatArray, card_mm: tuple[float, float]) -> list[FloatArray]:

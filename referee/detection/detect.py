@@ -14,8 +14,8 @@ import numpy.typing as npt
 from shapely.geometry import Polygon
 
 from referee.calibration.rectify import PlaneMap
-from referee.cards import BACK_CODE, CARD_MM, JOKER_CODE
-from referee.detection.card_plane import card_plane
+from referee.cards import BACK_CODE, CARD_MM, DECK_SIZES_MM, JOKER_CODE
+from referee.detection.card_plane import CardPlane, card_plane
 from referee.detection.card_shape import card_shaped
 from referee.detection.cards import (
     NOT_A_CARD,
@@ -219,7 +219,12 @@ def detect(image: Image, identifier: CardIdentifier | None,
            verifier: CardVerifier | None = None,
            corner_model: CornerModel | None = None,
            plane: PlaneMap | None = None,
-           card_mm: tuple[float, float] = CARD_MM) -> Detections:
+           card_mm: tuple[float, float] | None = None) -> Detections:
+    """The cards (``identifier`` reads them; ``detector`` and the shape finder outline them,
+    ``verifier`` and ``corner_model`` as their names say) in ``image``. On a calibrated
+    table (``plane``) a card is ``card_mm`` in size (None: 63 x 88 mm); where nobody
+    calibrated it, a plane the cards seen whole tell is taken for it, for cards of that size
+    or (None) of each size decks come in (``card_plane``)."""
     slopes = gradients(image)
     outlines = find_outlines(image, detector, shapes_too, slopes)
     warnings: list[str] = []
@@ -404,8 +409,11 @@ def detect(image: Image, identifier: CardIdentifier | None,
         kept_whole = [free and _in_frame(o.corners, image)
                       for o, free in zip(outlines, alone([o.corners for o in outlines], over),
                                          strict=True)]
-        plane = _plane_of_cards(outlines, readings, kept_whole, card_mm,
-                                (image.shape[1], image.shape[0]))
+        told = _plane_of_cards(outlines, readings, kept_whole,
+                               (card_mm,) if card_mm is not None else DECK_SIZES_MM,
+                               (image.shape[1], image.shape[0]))
+        if told is not None:
+            plane, card_mm = told.plane, told.card_mm
     if plane is not None:
         # On the table a card is its deck's size (``card_mm``): one that shows one end is a
         # card's size from that end (its outline reached under the card on it by a guess
@@ -416,7 +424,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         whole = [o.corners for o in outlines]
         for k, shaped in zip(movable, card_shaped([whole[k] for k in movable],
                                                [visible[k] for k in movable], plane, slopes,
-                                               card_mm), strict=True):
+                                               card_mm or CARD_MM), strict=True):
             whole[k] = shaped
         moved = [k for k, (new, o) in enumerate(zip(whole, outlines, strict=True))
                  if new is not o.corners]
@@ -449,14 +457,15 @@ def detect(image: Image, identifier: CardIdentifier | None,
 
 
 def _plane_of_cards(outlines: Sequence[Outline], readings: Sequence[tuple[str, float]],
-                    seen_whole: Sequence[bool], card_mm: tuple[float, float],
-                    image_size: tuple[int, int]) -> PlaneMap | None:
-    """The table's plane (``card_plane``) from the outlines ``seen_whole`` (no other lies on
-    them, in the picture) read as face-up cards at least SIZE_SURE sure, or None."""
+                    seen_whole: Sequence[bool], sizes: Sequence[tuple[float, float]],
+                    image_size: tuple[int, int]) -> CardPlane | None:
+    """The table's plane (``card_plane``, for cards of one of ``sizes``) from the outlines
+    ``seen_whole`` (no other lies on them, in the picture) read as face-up cards at least
+    SIZE_SURE sure, or None."""
     refs = [o.corners for o, (card, sure), whole in zip(outlines, readings, seen_whole,
                                                         strict=True)
             if whole and suited(card) and sure >= SIZE_SURE]
-    return card_plane(refs, image_size, card_mm)
+    return card_plane(refs, image_size, sizes)
 
 
 def _repeats(corners: Sequence[npt.NDArray[np.float64]], moved: set[int],

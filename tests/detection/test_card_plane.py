@@ -36,8 +36,9 @@ def _outlines(rng: np.random.Generator, noise_px: float = 0.4) -> list[np.ndarra
 
 def test_cards_seen_whole_give_the_plane_every_card_on_it_is_a_card_s_shape_on() -> None:
     rng = np.random.default_rng(3)
-    plane = card_plane(_outlines(rng), SIZE)
-    assert plane is not None
+    found = card_plane(_outlines(rng), SIZE)
+    assert found is not None and found.card_mm == (63.0, 88.0) and found.fitting == 5
+    plane = found.plane
     # cards elsewhere on the table, none of them used, are a card's shape on it too; a
     # homography alone, without the lens's bend, leaves them 3-6 mm off
     elsewhere = [PLANE.to_pixels(_card_mm(centre, angle))
@@ -52,14 +53,33 @@ def test_cards_seen_whole_give_the_plane_every_card_on_it_is_a_card_s_shape_on()
 def test_a_card_outlined_wrongly_does_not_bend_the_plane() -> None:
     rng = np.random.default_rng(4)
     outlines = _outlines(rng)
-    good = card_plane(outlines, SIZE)
     # one outline two cards long (two cards side by side outlined as one)
     outlines[2] = PLANE.to_pixels(_card_mm((-120.0, 90.0), 130.0, 150.0))
-    plane = card_plane(outlines, SIZE)
-    assert good is not None and plane is not None
+    found = card_plane(outlines, SIZE)
+    assert found is not None and found.fitting == 4
+    plane = found.plane
     assert _off_card_mm(plane, outlines[2]) > 3 * FIT_MM
     check = PLANE.to_pixels(_card_mm((0.0, 20.0), 25.0))
     assert _off_card_mm(plane, check) < 1.0
+
+
+def test_cards_of_a_bridge_deck_tell_the_plane_for_their_size() -> None:
+    rng = np.random.default_rng(6)
+
+    def bridge_card(centre: tuple[float, float], angle: float) -> np.ndarray:
+        a = np.radians(angle)
+        along, across = np.array([np.sin(a), np.cos(a)]), np.array([np.cos(a), -np.sin(a)])
+        corners = [np.array(centre) + sign_l * along * 44.5 + sign_w * across * 28.5
+                   for sign_l, sign_w in [(-1, 1), (-1, -1), (1, -1), (1, 1)]]
+        return PLANE.to_pixels(np.array(corners)) + rng.normal(0, 0.4, (4, 2))
+
+    bridge = [bridge_card(centre, angle) for centre, angle in APART]
+    found = card_plane(bridge, SIZE)
+    assert found is not None and found.card_mm == (57.0, 89.0) and found.fitting == 5
+    # told the deck's size, none fits a poker card's plane
+    assert card_plane(bridge, SIZE, [(63.0, 88.0)]) is None
+    poker = card_plane(_outlines(rng), SIZE)
+    assert poker is not None and poker.card_mm == (63.0, 88.0)
 
 
 def test_no_plane_from_fewer_than_three_cards_that_agree() -> None:
@@ -76,17 +96,23 @@ def test_no_plane_from_fewer_than_three_cards_that_agree() -> None:
     assert card_plane(outlines[:3], SIZE) is not None
 
 
+@pytest.mark.parametrize("size_mm", [(63.0, 88.0), (57.0, 89.0)])
 @pytest.mark.parametrize("others", [2, 1])
-def test_detect_outlines_a_covered_card_whole_by_the_cards_seen_whole(others: int) -> None:
+def test_detect_outlines_a_covered_card_whole_by_the_cards_seen_whole(
+        others: int, size_mm: tuple[float, float]) -> None:
     # The four is covered by the seven and outlined short of its end, as the detector often
     # outlines it (test_card_shape: on a calibrated table it is made whole). Here nobody
     # calibrated the table: three cards seen whole tell its plane (the seven among them:
-    # nothing lies on it), two do not.
+    # nothing lies on it), two do not; and which size of card they are.
     cards = [("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0),
              ("9C", (-150.0, -60.0), 10.0), ("KD", (140.0, -70.0), 80.0)][:2 + others]
-    image, objects = _rendered(*cards)
+    image, objects = _rendered(*cards, size_mm=size_mm)
     truths = [np.array(o.corners_px) for o in objects]
-    short = PLANE.to_pixels(_card_mm((0.0, 0.0), 0.0, 70.0))
+    # the four's outline from the end that shows, 80% of its length (reaching under the seven)
+    table = PLANE.to_table(truths[0])
+    near = 0 if table[:, 1].mean() > table[0, 1] else 2  # (its end furthest from the seven)
+    ends = table[[near, near + 1]], table[[(near + 3) % 4, (near + 2) % 4]]
+    short = PLANE.to_pixels(np.array([*ends[0], *(ends[0] + 0.8 * (ends[1] - ends[0]))[::-1]]))
     assert _iou(short, truths[0]) < 0.85
     found = detect(image, _ReadsAs("4S", 0.99), _FindsThese([short, *truths[1:]]),  # type: ignore[arg-type]
                    shapes_too=False)
