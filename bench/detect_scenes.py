@@ -266,7 +266,8 @@ def main() -> None:
         "runtime": finders.runtime(detector),
         "scenes": args.scenes, "calibrated": args.calibrated,
         "card_mm": list(args.card_mm or CARD_MM),
-        "assumed_mm": list(told) if told is not None else UNKNOWN, "cards": cards,
+        "assumed_mm": list(told) if told is not None
+        else list(CARD_MM) if args.calibrated else UNKNOWN, "cards": cards,
         "found_pct": pct(found, cards), "outline_iou_0.9_pct": pct(tight, cards),
         "fully_visible": {"cards": full_cards, "found_pct": pct(full_found, full_cards),
                           "outline_iou_0.9_pct": pct(full_tight, full_cards)},

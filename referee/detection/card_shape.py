@@ -218,7 +218,7 @@ def _snapped(slopes: Gradients, plane: PlaneMap, table: Corners, shown_end: int 
                           + on_end[None, :, None] * across)
     # (with, last, the card's middle and a millimetre along each of its axes from there in
     # each turn: one mapping for all, sooner than a mapping each)
-    axes = [centre + axis for along, across in frames for axis in (along, across)]
+    axes = [centre + step for along, across in frames for step in (along, across)]
     pixels = plane.to_pixels(np.concatenate([*(p.reshape(-1, 2) for p in points), centre[None],
                                              np.array(axes)]))
     pixels, middle, ends = pixels[:-1 - len(axes)], pixels[-1 - len(axes)], pixels[-len(axes):]
