@@ -177,11 +177,14 @@ class CardPlane:
 
 def card_plane(outlines: Sequence[Corners], image_size: tuple[int, int],
                sizes: Sequence[tuple[float, float]] = DECK_SIZES_MM) -> CardPlane | None:
-    """The table's plane from the outlines (4 x 2 image pixels) of cards seen whole, for
-    the size of card (of ``sizes``: the deck's when it is known, else those decks come in)
-    that the most of them fit, the nearest then (``_fitted``); or None when none fits."""
-    found = [f for size in sizes if (f := _fitted(outlines, image_size, size)) is not None]
-    return min(found, key=lambda f: (-f.fitting, f.off_mm), default=None)
+    """The table's plane from the outlines (4 x 2 image pixels) of cards seen whole, for the
+    first size of card of ``sizes`` (the deck's when it is known, else those decks come in,
+    the most common first) that gives one (``_fitted``), or None when none does."""
+    for size in sizes:
+        found = _fitted(outlines, image_size, size)
+        if found is not None:
+            return found
+    return None
 
 
 def _fitted(outlines: Sequence[Corners], image_size: tuple[int, int],
