@@ -835,7 +835,8 @@ def test_a_back_the_shape_finder_alone_outlines_needs_a_detector_box_there() -> 
 
 class _ReadsBy(_Reads):
     """Reads each outline by its width (``axis`` 0) or height (1), in pixels: a card code and a
-    confidence for each, both corners alike."""
+    confidence for each, both corners alike; one of a size not given (an outline ``detect``
+    moved onto the plane the cards seen whole tell, ``card_plane``) as ``??``, unsure."""
 
     def __init__(self, by_size: dict[int, tuple[str, float]], axis: int = 0) -> None:
         self.by_size = by_size
@@ -847,7 +848,7 @@ class _ReadsBy(_Reads):
         out = []
         for corners in cards:
             size = round(float(np.ptp(np.asarray(corners, float)[:, self.axis])))
-            card, confidence = self.by_size[size]
+            card, confidence = self.by_size.get(size, ("??", 0.0))
             out.append(CardReading(card, confidence, ((card, confidence), (card, confidence))))
         return out
 
