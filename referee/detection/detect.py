@@ -401,7 +401,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
     if plane is None and identifier is not None:
         # Nobody calibrated the table: three or more cards seen whole may tell its plane
         # (``card_plane``; held-out frames' cards at least 40% visible outlined within IoU
-        # 0.9: 70.2% -> 74.1%, models/README.md, session 55). (An outline seen whole that
+        # 0.9: 70.2% -> 74.3%, models/README.md, session 55). (An outline seen whole that
         # does not fit it is moved too, as on a calibrated table: on held-out frames 19
         # cards more were outlined within IoU 0.9 so, mostly outlined askew before; on the
         # real photos a jack on a rumpled blanket was outlined worse.)
