@@ -160,7 +160,8 @@ def main() -> None:
     parser.add_argument("--calibrated", action="store_true",
                         help="give detect each frame's table plane (as a calibration does)")
     parser.add_argument("--card-mm", type=card_size,
-                        help="render every card this size, WxL mm (default: 63x88)")
+                        help="render every card this size, WxL mm (default: 63x88; given, "
+                             "detect is told it unless --assume-mm says otherwise)")
     parser.add_argument("--assume-mm", type=_told,
                         help="the card size detect is told, WxL mm, or 'unknown' (default: "
                              "--card-mm; without it, 63x88 on a calibrated table and else "

@@ -40,8 +40,8 @@ MIN_FITTING: Final = 3
 #: ones that fit them 2-3 mm off moved the cards near them 8-15 mm off their shape on
 #: rendered frames; models/README.md, session 55.)
 FIT_MEAN_MM: Final = 1.5
-#: Of the sizes of card tried (``card_plane``), a later one must fit its cards at most this
-#: many times as far off as an earlier one fitting as many (held-out frames of 63 x 88 mm
+#: Of the sizes of card tried (``card_plane``), a later one must fit its cards less than
+#: this many times as far off as an earlier one fitting as many (held-out frames of 63 x 88 mm
 #: cards fitted a plane for bridge cards 0.38 and 0.72 mm off against 0.43 and 0.77: a
 #: plane and lens bend a little either way; the partly covered cards near them, made bridge
 #: cards, lay 18 of them more than 4 mm off; session 55).
@@ -188,9 +188,9 @@ def card_plane(outlines: Sequence[Corners], image_size: tuple[int, int],
     """The table's plane from the outlines (4 x 2 image pixels) of cards seen whole, for a
     size of card of ``sizes`` (the deck's when it is known, else those decks come in, the
     most common first; ``_fitted``), or None when none fits. A later size is tried only when
-    not all the cards fit an earlier one, without leaving any out (``DROPS``: a search
-    costs 2-5 ms), and taken only when more cards fit it, or as many at most OTHER_SIZE_OFF
-    times as far off on average."""
+    not all the cards fit an earlier one, and then searched without leaving any card out
+    (``DROPS``: a search costs 2-5 ms); it is taken only when more cards fit it, or as many
+    less than OTHER_SIZE_OFF times as far off on average."""
     best: CardPlane | None = None
     for k, size in enumerate(sizes):
         if best is not None and best.fitting == len(outlines):
@@ -211,9 +211,9 @@ def _fitted(outlines: Sequence[Corners], image_size: tuple[int, int],
 
     The search starts from the outlines' own homographies (``_starts``) and takes all the
     cards into account, those far off less and less (``_searched``). When too few then fit,
-    the card furthest off is left out and the search made again, up to DROPS times (a card
-    outlined wrongly bends a plane searched for with it)."""
-
+    the card furthest off is left out and the search made again, up to ``drops`` times
+    (``card_plane``: DROPS for the first size, none for later ones; a card outlined wrongly
+    bends a plane searched for with it)."""
     if len(outlines) < MIN_FITTING:
         return None
     width, height = image_size

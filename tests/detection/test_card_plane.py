@@ -153,3 +153,34 @@ def test_detect_outlines_a_covered_card_whole_by_the_cards_seen_whole(
         assert under < 0.85
     for truth in truths[1:]:  # the cards seen whole as they were
         assert max(_iou(np.array(c.corners), truth) for c in found.cards) > 0.95
+
+
+@pytest.mark.parametrize(("poker", "bridge", "chosen", "bridge_tried"), [
+    ((5, 0.4), (5, 0.1), (63.0, 88.0), False),  # all fit 63 x 88: bridge not tried
+    ((4, 0.4), (4, 0.19), (57.0, 89.0), True),  # as many, under half as far off
+    ((4, 0.4), (4, 0.2), (63.0, 88.0), True),   # as many, half as far off: not enough
+    ((3, 0.1), (4, 1.4), (57.0, 89.0), True),   # more fit it
+    (None, (3, 0.5), (57.0, 89.0), True),       # no plane for 63 x 88
+    (None, None, None, True),
+])
+def test_the_bridge_size_is_tried_and_taken_only_as_its_rules_say(
+        monkeypatch: pytest.MonkeyPatch, poker: tuple[int, float] | None,
+        bridge: tuple[int, float] | None, chosen: tuple[float, float] | None,
+        bridge_tried: bool) -> None:
+    import referee.detection.card_plane as card_plane_module
+    from referee.detection.card_plane import DROPS, CardPlane
+
+    tried: list[tuple[tuple[float, float], int]] = []
+    fits = {(63.0, 88.0): poker, (57.0, 89.0): bridge}
+
+    def fitted(outlines: object, image_size: object, card_mm: tuple[float, float],
+               drops: int) -> CardPlane | None:
+        tried.append((card_mm, drops))
+        fit = fits[card_mm]
+        return None if fit is None else CardPlane(PLANE, card_mm, fit[0], fit[1])
+
+    monkeypatch.setattr(card_plane_module, "_fitted", fitted)
+    found = card_plane([np.zeros((4, 2))] * 5, SIZE)
+    assert (found.card_mm if found else None) == chosen
+    # 63 x 88 searched leaving cards out, bridge (where tried) not
+    assert tried == [((63.0, 88.0), DROPS), *([((57.0, 89.0), 0)] if bridge_tried else [])]
