@@ -104,19 +104,14 @@ def _distances(quads: FloatArray) -> FloatArray:
 
 def _errors(h: FloatArray, quads: FloatArray, expected: FloatArray,
             k1: FloatArray | float = 0.0) -> FloatArray:
-    """Each quad's (N x 4 x 2, normalised pixels) sides and diagonals, undistorted by
-    ``k1`` and mapped by homography ``h``, less a card's (``expected``, N x 6): N x 6 mm,
-    NaN where a corner lies on the plane's horizon. ``h`` may be B x 3 x 3 and ``k1`` B long, for B
-    planes at once (B x N x 6)."""
+    """Each quad's (N x 4 x 2, normalised pixels) sides and diagonals, straightened
+    (``_straightened``, ``k1``) and mapped by homography ``h``, less a card's (``expected``,
+    N x 6): N x 6 mm, NaN where a corner lies on the plane's horizon. ``h`` may be B x 3 x 3
+    and ``k1`` B long, for B planes at once (B x N x 6)."""
     hs, k1s = np.asarray(h, dtype=np.float64), np.asarray(k1, dtype=np.float64)
     points = quads
     if np.any(k1s != 0):
-        # OpenCV's radial model, distorted = undistorted * (1 + k1 r^2), undone by
-        # fixed-point rounds
-        k = k1s[..., None, None, None]
-        points = np.broadcast_to(quads, (*k1s.shape, *quads.shape))
-        for _ in range(UNDISTORT_ROUNDS):
-            points = quads / (1 + k * (points ** 2).sum(axis=-1, keepdims=True))
+        points = _straightened(quads, k1s[..., None, None, None], UNDISTORT_ROUNDS)
     m = hs[..., None, None, :, :]  # (B x) 1 x 1 x 3 x 3, against (B x) N x 4 points
     x, y = points[..., 0], points[..., 1]
     w = m[..., 2, 0] * x + m[..., 2, 1] * y + m[..., 2, 2]
@@ -124,6 +119,16 @@ def _errors(h: FloatArray, quads: FloatArray, expected: FloatArray,
     xy = np.stack([(m[..., 0, 0] * x + m[..., 0, 1] * y + m[..., 0, 2]) / w,
                    (m[..., 1, 0] * x + m[..., 1, 1] * y + m[..., 1, 2]) / w], axis=-1)
     return np.asarray(_distances(xy) - expected, dtype=np.float64)
+
+
+def _straightened(points: FloatArray, k1: FloatArray | float, rounds: int) -> FloatArray:
+    """Normalised points (..., 2) where a lens bending by ``k1`` (OpenCV's radial model:
+    bent = straight * (1 + k1 r^2); ``k1`` broadcast against the points' leading axes) would
+    show them straight, found in ``rounds`` fixed-point rounds."""
+    straight = points
+    for _ in range(rounds):
+        straight = points / (1 + k1 * (straight ** 2).sum(axis=-1, keepdims=True))
+    return np.asarray(straight, dtype=np.float64)
 
 
 def _refined(h: FloatArray, k1: float, quads: FloatArray, expected: FloatArray,
@@ -308,9 +313,7 @@ def _sees_table(h: FloatArray, k1: float, half: tuple[float, float]) -> bool:
     table in front of the camera (the horizon beyond it)."""
     x, y = half
     corners = np.array([[-x, -y], [x, -y], [x, y], [-x, y]])
-    straight = corners
-    for _ in range(LENS_ROUNDS):
-        straight = corners / (1 + k1 * (straight ** 2).sum(axis=1, keepdims=True))
+    straight = _straightened(corners, k1, LENS_ROUNDS)
     bent = straight * (1 + k1 * (straight ** 2).sum(axis=1, keepdims=True))
     if not np.all(np.isfinite(bent)) or np.abs(bent - corners).max() > LENS_CHECK:
         return False
