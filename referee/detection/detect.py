@@ -15,7 +15,7 @@ from shapely.geometry import Polygon
 
 from referee.calibration.rectify import PlaneMap
 from referee.cards import BACK_CODE, CARD_MM, DECK_SIZES_MM, JOKER_CODE
-from referee.detection.card_plane import CardPlane, card_plane
+from referee.detection.card_plane import CardPlane, card_plane, one_card_plane
 from referee.detection.card_shape import card_shaped
 from referee.detection.cards import (
     NOT_A_CARD,
@@ -101,6 +101,11 @@ UNDERSIZED: Final = 0.5
 OVERSIZED: Final = 1.6
 SIZE_NEAR: Final = 3
 SIZE_SURE: Final = 0.9
+#: Without a plane of three cards or more (``card_plane``), an outline within this of a card
+#: seen whole (centre to centre, mm on the plane that card tells: ``one_card_plane``) is made
+#: a card's shape on that plane (within 60, 100, 150 and 250 mm, on 200 held-out frames 8,
+#: 10, 12 and 9 cards more at least 40% visible were outlined within IoU 0.9; session 56).
+NEAR_MM: Final = 150.0
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
 NOT_CARD_SURE: Final = 0.5
@@ -398,29 +403,34 @@ def detect(image: Image, identifier: CardIdentifier | None,
         over = [[over[i][j] for j in kept] for i in kept]
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
+    # The plane each outline is made a card's shape on (None: none), and the card's size
+    planes: list[tuple[PlaneMap, tuple[float, float]] | None] = \
+        [(plane, card_mm or CARD_MM) if plane is not None else None] * len(outlines)
     if plane is None and identifier is not None:
         # Nobody calibrated the table: three or more cards seen whole may tell its plane
         # (``card_plane``; held-out frames' cards at least 40% visible outlined within IoU
         # 0.9: 70.2% -> 74.3%, models/README.md, session 55). (An outline seen whole that
         # does not fit it is moved too, as on a calibrated table: on held-out frames 19
         # cards more were outlined within IoU 0.9 so, mostly outlined askew before; on the
-        # real photos a jack on a rumpled blanket was outlined worse.)
+        # real photos a jack on a rumpled blanket was outlined worse.) Else each such card
+        # tells the plane near it (``_near_planes``).
         seen_whole = [free and _in_frame(o.corners, image)
                       for o, free in zip(outlines, alone([o.corners for o in outlines], over),
                                          strict=True)]
-        told = _plane_of_cards(outlines, readings, seen_whole,
-                               (card_mm,) if card_mm is not None else DECK_SIZES_MM,
-                               (width, height))
+        deck_sizes = (card_mm,) if card_mm is not None else DECK_SIZES_MM
+        told = _plane_of_cards(outlines, readings, seen_whole, deck_sizes, (width, height))
         if told is not None:
-            plane, card_mm = told.plane, told.card_mm
-    if plane is not None:
-        # On the table a card is its deck's size (``card_mm``): one that shows one end is a
-        # card's size from that end (its outline reached under the card on it by a guess
-        # at its length), and so is an outline whose one end is a card's and whose other is
-        # off; those and the outlines still no card's shape are moved onto the picture's
-        # edges.
-        whole = card_shaped([o.corners for o in outlines], visible, plane, slopes,
-                            card_mm or CARD_MM)
+            planes = [(told.plane, told.card_mm)] * len(outlines)
+        else:
+            planes = _near_planes(outlines, readings, seen_whole, deck_sizes, (width, height))
+    if any(p is not None for p in planes):
+        # On the table a card is its deck's size: one that shows one end is a card's size
+        # from that end (its outline reached under the card on it by a guess at its
+        # length), and so is an outline whose one end is a card's and whose other is off;
+        # those and the outlines still no card's shape are moved onto the picture's edges.
+        whole = [o.corners if on is None else
+                 card_shaped([o.corners], [pieces], on[0], slopes, on[1])[0]
+                 for o, pieces, on in zip(outlines, visible, planes, strict=True)]
         moved = [k for k, (new, o) in enumerate(zip(whole, outlines, strict=True))
                  if new is not o.corners]
         if moved and identifier is not None:
@@ -455,12 +465,42 @@ def _plane_of_cards(outlines: Sequence[Outline], readings: Sequence[tuple[str, f
                     seen_whole: Sequence[bool], sizes: Sequence[tuple[float, float]],
                     image_size: tuple[int, int]) -> CardPlane | None:
     """The table's plane (``card_plane``, for cards of one of ``sizes``) from the outlines
-    ``seen_whole`` (no other lies on them, in the picture) read as face-up cards at least
-    SIZE_SURE sure, or None."""
-    refs = [o.corners for o, (card, sure), whole in zip(outlines, readings, seen_whole,
-                                                        strict=True)
+    of cards seen whole (``_seen_whole_cards``), or None."""
+    return card_plane([outlines[k].corners for k in _seen_whole_cards(readings, seen_whole)],
+                      image_size, sizes)
+
+
+def _seen_whole_cards(readings: Sequence[tuple[str, float]],
+                      seen_whole: Sequence[bool]) -> list[int]:
+    """The outlines that tell the table's plane: ``seen_whole`` (no other lies on them, in
+    the picture) and read as face-up cards at least SIZE_SURE sure."""
+    return [k for k, ((card, sure), whole) in enumerate(zip(readings, seen_whole, strict=True))
             if whole and suited(card) and sure >= SIZE_SURE]
-    return card_plane(refs, image_size, sizes)
+
+
+def _near_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, float]],
+                 seen_whole: Sequence[bool], sizes: Sequence[tuple[float, float]],
+                 image_size: tuple[int, int]
+                 ) -> list[tuple[PlaneMap, tuple[float, float]] | None]:
+    """Where fewer cards than ``card_plane`` needs tell the table's plane: for each outline,
+    the plane (and card size) a camera showing the nearest card seen whole tells
+    (``one_card_plane``; ``_seen_whole_cards``), when it lies within NEAR_MM of it there
+    (centre to centre); None for the rest and for those cards themselves."""
+    told = {k: one_card_plane(outlines[k].corners, image_size, sizes)
+            for k in _seen_whole_cards(readings, seen_whole)}
+    refs = {k: p for k, p in told.items() if p is not None}
+    out: list[tuple[PlaneMap, tuple[float, float]] | None] = [None] * len(outlines)
+    for j, o in enumerate(outlines):
+        if j in told:
+            continue
+        apart = {k: float(np.linalg.norm(ref.plane.to_table(o.corners).mean(axis=0)
+                                         - ref.plane.to_table(outlines[k].corners).mean(axis=0)))
+                 for k, ref in refs.items()}
+        near = [k for k, mm in apart.items() if np.isfinite(mm) and mm <= NEAR_MM]
+        if near:
+            nearest = refs[min(near, key=lambda k: apart[k])]
+            out[j] = (nearest.plane, nearest.card_mm)
+    return out
 
 
 def _repeats(corners: Sequence[npt.NDArray[np.float64]], moved: set[int],
