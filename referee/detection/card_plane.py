@@ -83,19 +83,22 @@ UNDISTORT_ROUNDS: Final = 4
 #: With fewer cards than MIN_FITTING, one card seen whole tells the plane near it, as a
 #: camera would see it whose picture's middle is its optical centre and whose pixels are
 #: square (a webcam's or a phone's; no lens bend): the camera that shows a card's rectangle
-#: (each of ``sizes``, either way round) nearest the outline, of those whose horizontal
-#: field of view is one of ONE_CARD_FOV_DEG. The outline must then lie within
-#: ONE_CARD_RMS_PX of it (root mean square over its corners): outlines that are not one
-#: card (a card under another taken for a whole one, two cards outlined as one), which a
-#: homography of one card would fit exactly, lie further off. (On 200 held-out frames
-#: without a plane the outlines of cards seen whole 15 px or more off their card's lay
-#: 2.2-21 px off such a camera but for 2 of 20, of those within 5 px 0.02-2.4 px: 60 of 64
-#: under 1.5; session 56, models/README.md.)
+#: (either way round) nearest the outline, of those whose horizontal field of view is one
+#: of ONE_CARD_FOV_DEG. The outline must then lie within ONE_CARD_RMS_PX of it (the root
+#: mean square of its corners' x and y errors, as ``cv2.solvePnPGeneric`` gives it):
+#: outlines that are not one card (a card under another taken for a whole one, two cards
+#: outlined as one), which a homography of one card would fit exactly, lie further off.
+#: (On 200 held-out frames without a plane the outlines of cards seen whole 15 px or more
+#: off their card's lay 2.2-21 px off such a camera but for 2 of 20, of those within 5 px
+#: 0.02-2.4 px: 60 of 64 under 1.5; session 56, models/README.md.) One card does not tell
+#: its size (63 x 88 mm cards, their corners 0.3-0.7 px off, fitted 57 x 89 mm nearer as
+#: often as not): the first of the sizes it may be that it fits is taken.
 ONE_CARD_FOV_DEG: Final = tuple(45.0 + 2.5 * k for k in range(19))
 ONE_CARD_RMS_PX: Final = 1.5
+#: An outline with a side shorter than this (pixels) tells no plane.
+ONE_CARD_MIN_SIDE_PX: Final = 4.0
 
 FloatArray = npt.NDArray[np.float64]
-_Pose = tuple[float, FloatArray, FloatArray, FloatArray, tuple[float, float]]
 
 
 def _rectangle(card_mm: tuple[float, float], lengthwise: bool) -> FloatArray:
@@ -340,39 +343,53 @@ def _sees_table(h: FloatArray, k1: float, half: tuple[float, float]) -> bool:
 def one_card_plane(outline: Corners, image_size: tuple[int, int],
                    sizes: Sequence[tuple[float, float]] = DECK_SIZES_MM) -> CardPlane | None:
     """The table's plane as a camera sees it (``ONE_CARD_FOV_DEG``) that shows a card of
-    one of ``sizes`` where ``outline`` (4 x 2 image pixels) lies, the card at the table's
-    origin; or None when none shows it within ONE_CARD_RMS_PX. (Its ``fitting`` is 1; its
-    ``off_mm``, how far the outline's sides and diagonals lie off the card's on it.)"""
+    the first of ``sizes`` it can where ``outline`` (4 x 2 image pixels) lies, the card at
+    the table's origin: within ONE_CARD_RMS_PX, the whole picture on the table (the horizon
+    beyond it, as ``card_plane`` takes it). None when no size fits so, or the outline is no
+    quad with sides ONE_CARD_MIN_SIDE_PX long. (Its ``fitting`` is 1; its ``off_mm``, how
+    far the outline's sides and diagonals lie off the card's on it.)"""
     width, height = image_size
     pixels = order_corners(np.asarray(outline, dtype=np.float64).reshape(4, 2))
-    # each pose: how far the outline lies off it (px), the card's turn and shift (Rodrigues'
-    # vector, mm), the camera matrix, the card's size
-    best: _Pose | None = None
+    if not np.all(np.isfinite(pixels)) or np.linalg.norm(
+            pixels - np.roll(pixels, -1, axis=0), axis=1).min() < ONE_CARD_MIN_SIDE_PX:
+        return None
+    middle, unit = np.array([width / 2, height / 2]), float(max(width, height))
+    norm = np.array([[1 / unit, 0, -middle[0] / unit], [0, 1 / unit, -middle[1] / unit],
+                     [0, 0, 1]])
     for size in sizes:
-        nearest: _Pose | None = None
+        # the camera nearest the outline: how far off (px), the card's turn (Rodrigues'
+        # vector) and shift (mm), the camera matrix
+        nearest: tuple[float, FloatArray, FloatArray, FloatArray] | None = None
         for lengthwise in (False, True):
             card = np.column_stack([_rectangle(size, lengthwise), np.zeros(4)])
             for fov in ONE_CARD_FOV_DEG:
                 focal = width / 2 / np.tan(np.radians(fov) / 2)
-                camera = np.array([[focal, 0.0, width / 2], [0.0, focal, height / 2],
+                camera = np.array([[focal, 0.0, middle[0]], [0.0, focal, middle[1]],
                                    [0.0, 0.0, 1.0]])
-                _, turns, shifts, errors = cv2.solvePnPGeneric(
-                    card, pixels, camera, None, flags=cv2.SOLVEPNP_IPPE)
-                for turn, shift, rms in zip(turns, shifts, errors.ravel(), strict=True):
-                    # (a card behind the camera is none it sees)
-                    if float(shift[2, 0]) > 0 and (nearest is None or rms < nearest[0]):
+                try:
+                    _, turns, shifts, errors = cv2.solvePnPGeneric(
+                        card, pixels, camera, None, flags=cv2.SOLVEPNP_IPPE)
+                except cv2.error:
+                    continue
+                if errors is None:  # (no pose found)
+                    continue
+                for turn, shift, rms in zip(turns, shifts, np.ravel(errors), strict=True):
+                    if np.isfinite(rms) and (nearest is None or rms < nearest[0]):
                         nearest = (float(rms), np.asarray(turn, dtype=np.float64),
-                                   np.asarray(shift, dtype=np.float64), camera, size)
-        # (a later size only when the outline lies OTHER_SIZE_OFF as far off it, as in
-        # ``card_plane``)
-        if best is None or (nearest is not None and nearest[0] < OTHER_SIZE_OFF * best[0]):
-            best = nearest
-    if best is None or best[0] > ONE_CARD_RMS_PX:
-        return None
-    _, turn, shift, camera, size = best
-    rotation = cv2.Rodrigues(turn)[0]
-    image_to_table = np.linalg.inv(camera @ np.column_stack([rotation[:, 0], rotation[:, 1],
-                                                             shift.ravel()]))
-    plane = PlaneMap(None, image_to_table / image_to_table[2, 2], (width, height))
-    off = _card_errors(np.eye(3), plane.to_table(pixels)[None], size)[0]
-    return CardPlane(plane, size, 1, float(off[0]))
+                                   np.asarray(shift, dtype=np.float64), camera)
+        if nearest is None or nearest[0] > ONE_CARD_RMS_PX:
+            continue
+        _, turn, shift, camera = nearest
+        rotation = cv2.Rodrigues(turn)[0]
+        table_to_image = camera @ np.column_stack([rotation[:, 0], rotation[:, 1],
+                                                   shift.ravel()])
+        if abs(np.linalg.det(table_to_image)) < 1e-12:
+            continue
+        image_to_table = np.linalg.inv(table_to_image)
+        if not _sees_table(np.asarray(image_to_table @ np.linalg.inv(norm), dtype=np.float64), 0.0,
+                           (width / 2 / unit, height / 2 / unit)):
+            continue
+        plane = PlaneMap(None, image_to_table / image_to_table[2, 2], (width, height))
+        off = _card_errors(np.eye(3), plane.to_table(pixels)[None], size)[0]
+        return CardPlane(plane, size, 1, float(off[0]))
+    return None

@@ -229,7 +229,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
     ``verifier`` and ``corner_model`` as their names say) in ``image``. On a calibrated
     table (``plane``) a card is ``card_mm`` in size (None: 63 x 88 mm); where nobody
     calibrated it, a plane the cards seen whole tell is taken for it, for cards of that size
-    or (None) of each size decks come in (``card_plane``)."""
+    or (None) of each size decks come in (``card_plane``), or with fewer than three such
+    cards, the plane each tells near itself (``one_card_plane``, ``_near_planes``)."""
     slopes = gradients(image)
     outlines = find_outlines(image, detector, shapes_too, slopes)
     warnings: list[str] = []
@@ -424,10 +425,11 @@ def detect(image: Image, identifier: CardIdentifier | None,
         else:
             planes = _near_planes(outlines, readings, seen_whole, deck_sizes, (width, height))
     if any(p is not None for p in planes):
-        # On the table a card is its deck's size: one that shows one end is a card's size
-        # from that end (its outline reached under the card on it by a guess at its
-        # length), and so is an outline whose one end is a card's and whose other is off;
-        # those and the outlines still no card's shape are moved onto the picture's edges.
+        # On the table a card is its deck's size (the calibration's, or that its plane was
+        # told for): one that shows one end is a card's size from that end (its outline
+        # reached under the card on it by a guess at its length), and so is an outline whose
+        # one end is a card's and whose other is off; those and the outlines still no card's
+        # shape are moved onto the picture's edges.
         whole = [o.corners if on is None else
                  card_shaped([o.corners], [pieces], on[0], slopes, on[1])[0]
                  for o, pieces, on in zip(outlines, visible, planes, strict=True)]
@@ -486,8 +488,10 @@ def _near_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, floa
     the plane (and card size) a camera showing the nearest card seen whole tells
     (``one_card_plane``; ``_seen_whole_cards``), when it lies within NEAR_MM of it there
     (centre to centre); None for the rest and for those cards themselves."""
-    told = {k: one_card_plane(outlines[k].corners, image_size, sizes)
-            for k in _seen_whole_cards(readings, seen_whole)}
+    seen = _seen_whole_cards(readings, seen_whole)
+    if len(seen) == len(outlines):  # (no other outline to make a card's shape)
+        return [None] * len(outlines)
+    told = {k: one_card_plane(outlines[k].corners, image_size, sizes) for k in seen}
     refs = {k: p for k, p in told.items() if p is not None}
     out: list[tuple[PlaneMap, tuple[float, float]] | None] = [None] * len(outlines)
     for j, o in enumerate(outlines):

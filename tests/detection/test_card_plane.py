@@ -148,8 +148,10 @@ def test_detect_outlines_a_covered_card_whole_by_the_cards_seen_whole(
     ends = table[[near, near + 1]], table[[(near + 3) % 4, (near + 2) % 4]]
     short = PLANE.to_pixels(np.array([*ends[0], *(ends[0] + 0.8 * (ends[1] - ends[0]))[::-1]]))
     assert _iou(short, truths[0]) < 0.85
+    # (one card does not tell its size: a bridge deck's is told, as by a calibration)
+    told = size_mm if others == 1 and size_mm != (63.0, 88.0) else None
     found = detect(image, _ReadsAs("4S", 0.99), _FindsThese([short, *truths[1:]]),  # type: ignore[arg-type]
-                   shapes_too=False)
+                   shapes_too=False, card_mm=told)
     under = max(_iou(np.array(c.corners), truths[0]) for c in found.cards)
     assert under > 0.95
     for truth in truths[1:]:  # the cards seen whole as they were
@@ -223,7 +225,7 @@ PINHOLE_PLANE = PlaneMap(None, PINHOLE.image_to_table, (1280, 720))
 def test_one_card_tells_the_plane_near_it(size_mm: tuple[float, float]) -> None:
     rng = np.random.default_rng(2)
     card = _card((-40.0, 20.0), 25.0, size_mm, rng, plane=PINHOLE_PLANE)
-    found = one_card_plane(card, (1280, 720))
+    found = one_card_plane(card, (1280, 720), [size_mm])
     assert found is not None and found.card_mm == size_mm and found.fitting == 1
     assert found.off_mm < 1.0
     # the cards round it (up to 130 mm away) are a card's shape on it, within 3 mm (0.5-2.3)
@@ -235,7 +237,6 @@ def test_one_card_tells_the_plane_near_it(size_mm: tuple[float, float]) -> None:
 
 
 def test_one_card_plane_needs_an_outline_a_camera_could_show_as_a_card() -> None:
-    rng = np.random.default_rng(3)
     # two cards end to end outlined as one, and an outline one end of which is half as
     # wide as the other
     double = PINHOLE_PLANE.to_pixels(np.array([[0.0, 0.0], [63.0, 0.0], [63.0, 176.0],
@@ -248,3 +249,69 @@ def test_one_card_plane_needs_an_outline_a_camera_could_show_as_a_card() -> None
     bent = PLANE.to_pixels(_card_mm((0.0, 0.0), 20.0))
     found = one_card_plane(bent, SIZE, [(63.0, 88.0)])
     assert found is not None and found.off_mm < 2.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_card_is_taken_for_the_first_size_it_may_be(seed: int) -> None:
+    # seen from 450 mm, a 63 x 88 card outlined 0.5 px off is a 63 x 88 card (a bridge
+    # card's camera may lie nearer it: one card does not tell its size) ...
+    rng = np.random.default_rng(seed)
+    card = _card((-40.0, 20.0), 25.0 + 30 * seed, (63.0, 88.0), rng, noise_px=0.5,
+                 plane=PINHOLE_PLANE)
+    found = one_card_plane(card, (1280, 720))
+    assert found is not None and found.card_mm == (63.0, 88.0)
+    # ... and a bridge card seen from 250 mm, turned so that no camera shows it as a 63 x 88
+    # card (turned otherwise, some may), a bridge card
+    near = Camera.looking_at((0.0, 0.0), 250.0, tilt_deg=30.0, yaw_deg=-15.0, hfov_deg=66.0,
+                             image_size=(1280, 720))
+    bridge = _card((0.0, 0.0), 25.0, (57.0, 89.0), rng, noise_px=0.3,
+                   plane=PlaneMap(None, near.image_to_table, (1280, 720)))
+    assert one_card_plane(bridge, (1280, 720), [(63.0, 88.0)]) is None
+    found = one_card_plane(bridge, (1280, 720))
+    assert found is not None and found.card_mm == (57.0, 89.0)
+
+
+def test_one_card_plane_of_no_quad_is_none() -> None:
+    card = _card((0.0, 0.0), 0.0, (63.0, 88.0), np.random.default_rng(0), plane=PINHOLE_PLANE)
+    twice = card.copy()
+    twice[1] = twice[0]  # two corners at one point
+    tiny = card[0] + (card - card[0]) * 0.01
+    nan = card.copy()
+    nan[2, 0] = np.nan
+    for outline in (twice, tiny, nan, np.zeros((4, 2))):
+        assert one_card_plane(outline, (1280, 720)) is None
+
+
+def test_no_plane_from_a_card_seen_so_slanted_the_horizon_is_in_the_picture() -> None:
+    steep = Camera.looking_at((0.0, 0.0), 450.0, tilt_deg=80.0, hfov_deg=66.0,
+                              image_size=(1280, 720))
+    card = _card((0.0, 0.0), 20.0, (63.0, 88.0), np.random.default_rng(1), noise_px=0.0,
+                 plane=PlaneMap(None, steep.image_to_table, (1280, 720)))
+    assert one_card_plane(card, (1280, 720), [(63.0, 88.0)]) is None
+
+
+def test_an_outline_takes_the_plane_of_the_nearest_card_seen_whole_within_near_mm() -> None:
+    from referee.detection.detect import NEAR_MM, _near_planes
+    from referee.detection.outlines import Outline
+
+    rng = np.random.default_rng(4)
+    size = (63.0, 88.0)
+    spots = [((-150.0, 0.0), 0.0), ((150.0, 0.0), 90.0),  # the cards seen whole, A and B
+             ((-150.0, 120.0), 10.0),  # 120 mm from A
+             ((10.0, 0.0), 0.0),  # 160 mm from A, 140 from B
+             ((-150.0, -165.0), 0.0),  # 165 mm from A, further from B
+             ((0.0, 260.0), 0.0)]  # 300 mm from both
+    outlines = [Outline(_card(centre, angle, size, rng, plane=PINHOLE_PLANE), 1.0)
+                for centre, angle in spots]
+    whole = [True, True, False, False, False, False]
+    readings = [("AS", 0.99), ("KD", 0.99)] + [("??", 0.0)] * 4
+    assert 140.0 < NEAR_MM < 160.0
+    planes = _near_planes(outlines, readings, whole, [size], (1280, 720))
+    assert planes[0] is None and planes[1] is None  # (the cards that tell them)
+    a, b = (one_card_plane(outlines[k].corners, (1280, 720), [size]) for k in (0, 1))
+    assert a is not None and b is not None
+    for k, expected in [(2, a), (3, b)]:
+        told = planes[k]
+        assert told is not None and told[1] == size
+        assert np.allclose(told[0].image_to_table, expected.plane.image_to_table)
+    assert planes[4] is None and planes[5] is None
