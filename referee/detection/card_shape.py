@@ -70,7 +70,8 @@ class _OnTable:
 
 def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
                 plane: PlaneMap, slopes: Gradients | None = None,
-                card_mm: tuple[float, float] = CARD_MM) -> list[Corners]:
+                card_mm: tuple[float, float] = CARD_MM,
+                under_only: bool = False) -> list[Corners]:
     """Each outline (4 x 2 image pixels; ``shown``: what of it shows, from
     ``outlines.shown_parts``) made a card's shape (``card_mm``: its width and length) on
     the table where it is not one:
@@ -80,11 +81,14 @@ def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
       not;
     - then, with the picture's gradients (``slopes``), an outline still not a card's shape
       or showing one end only is moved as a card onto the picture's edges (``_snapped``).
-    Other outlines are returned as they are (the same arrays)."""
+    Other outlines are returned as they are (the same arrays), and so are all but those
+    showing one end only when ``under_only``."""
     out: list[Corners] = []
     for corners, pieces in zip(outlines, shown, strict=True):
         pixels = np.asarray(corners, dtype=np.float64).reshape(4, 2)
         seen = _on_table(pixels, pieces, plane, card_mm)
+        if under_only and seen is not None and seen.showing[0] == seen.showing[1]:
+            seen = None
         card = None if seen is None else _from_one_end(seen, card_mm)
         if seen is not None and slopes is not None:
             one_end = seen.showing[0] != seen.showing[1]

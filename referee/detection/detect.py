@@ -405,8 +405,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
     # The plane each outline is made a card's shape on (None: none), and the card's size
-    planes: list[tuple[PlaneMap, tuple[float, float]] | None] = \
-        [(plane, card_mm or CARD_MM) if plane is not None else None] * len(outlines)
+    planes: list[_OnPlane | None] = \
+        [_OnPlane(plane, card_mm or CARD_MM) if plane is not None else None] * len(outlines)
     if plane is None and identifier is not None:
         # Nobody calibrated the table: three or more cards seen whole may tell its plane
         # (``card_plane``; held-out frames' cards at least 40% visible outlined within IoU
@@ -421,7 +421,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         deck_sizes = (card_mm,) if card_mm is not None else DECK_SIZES_MM
         told = _plane_of_cards(outlines, readings, seen_whole, deck_sizes, (width, height))
         if told is not None:
-            planes = [(told.plane, told.card_mm)] * len(outlines)
+            planes = [_OnPlane(told.plane, told.card_mm)] * len(outlines)
         else:
             planes = _near_planes(outlines, readings, seen_whole, deck_sizes, (width, height))
     if any(p is not None for p in planes):
@@ -431,7 +431,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # one end is a card's and whose other is off; those and the outlines still no card's
         # shape are moved onto the picture's edges.
         whole = [o.corners if on is None else
-                 card_shaped([o.corners], [pieces], on[0], slopes, on[1])[0]
+                 card_shaped([o.corners], [pieces], on.plane, slopes, on.card_mm,
+                             on.under_only)[0]
                  for o, pieces, on in zip(outlines, visible, planes, strict=True)]
         moved = [k for k, (new, o) in enumerate(zip(whole, outlines, strict=True))
                  if new is not o.corners]
@@ -480,20 +481,33 @@ def _seen_whole_cards(readings: Sequence[tuple[str, float]],
             if whole and suited(card) and sure >= SIZE_SURE]
 
 
+@dataclass(frozen=True)
+class _OnPlane:
+    """The plane an outline is made a card's shape on (``card_shaped``), the card's size,
+    and whether only if it shows one end from under another card."""
+
+    plane: PlaneMap
+    card_mm: tuple[float, float]
+    under_only: bool = False
+
+
 def _near_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, float]],
                  seen_whole: Sequence[bool], sizes: Sequence[tuple[float, float]],
                  image_size: tuple[int, int]
-                 ) -> list[tuple[PlaneMap, tuple[float, float]] | None]:
+                 ) -> list[_OnPlane | None]:
     """Where fewer cards than ``card_plane`` needs tell the table's plane: for each outline,
     the plane (and card size) a camera showing the nearest card seen whole tells
     (``one_card_plane``; ``_seen_whole_cards``), when it lies within NEAR_MM of it there
-    (centre to centre); None for the rest and for those cards themselves."""
+    (centre to centre); None for the rest and for those cards themselves. Only outlines
+    showing one end from under another are made a card's shape on such a plane: on real
+    photos, cards a game's box or a book lay on, and cards seen whole, were outlined worse
+    so (session 56, models/README.md)."""
     seen = _seen_whole_cards(readings, seen_whole)
     if len(seen) == len(outlines):  # (no other outline to make a card's shape)
         return [None] * len(outlines)
     told = {k: one_card_plane(outlines[k].corners, image_size, sizes) for k in seen}
     refs = {k: p for k, p in told.items() if p is not None}
-    out: list[tuple[PlaneMap, tuple[float, float]] | None] = [None] * len(outlines)
+    out: list[_OnPlane | None] = [None] * len(outlines)
     for j, o in enumerate(outlines):
         if j in told:
             continue
@@ -503,7 +517,7 @@ def _near_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, floa
         near = [k for k, mm in apart.items() if np.isfinite(mm) and mm <= NEAR_MM]
         if near:
             nearest = refs[min(near, key=lambda k: apart[k])]
-            out[j] = (nearest.plane, nearest.card_mm)
+            out[j] = _OnPlane(nearest.plane, nearest.card_mm, under_only=True)
     return out
 
 
