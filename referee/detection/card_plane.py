@@ -88,11 +88,12 @@ UNDISTORT_ROUNDS: Final = 4
 #: mean square of its corners' x and y errors, as ``cv2.solvePnPGeneric`` gives it):
 #: outlines that are not one card (a card under another taken for a whole one, two cards
 #: outlined as one), which a homography of one card would fit exactly, lie further off.
-#: (On 200 held-out frames without a plane the outlines of cards seen whole 15 px or more
-#: off their card's lay 2.2-21 px off such a camera but for 2 of 20, of those within 5 px
-#: 0.02-2.4 px: 60 of 64 under 1.5; session 56, models/README.md.) One card does not tell
-#: its size (63 x 88 mm cards, their corners 0.3-0.7 px off, fitted 57 x 89 mm nearer as
-#: often as not): the first of the sizes it may be that it fits is taken.
+#: (On 200 held-out and 200 validation-design frames with one or two cards seen whole, of
+#: their outlines whose corners lay 15 px or more off the card's, 41 of 46 lay more than
+#: 1.5 px off such a camera; of those within 5 px, 114 of 121 within it; session 56,
+#: models/README.md.) One card does not tell its size: of 63 x 88 mm cards outlined 0.3-0.7
+#: px off, 1-7 in 40 fitted a camera showing a bridge card (57 x 89) under half as far off,
+#: by their corners' noise alone. So the first of the sizes it may be that it fits is taken.
 ONE_CARD_FOV_DEG: Final = tuple(45.0 + 2.5 * k for k in range(19))
 ONE_CARD_RMS_PX: Final = 1.5
 #: An outline with a side shorter than this (pixels) tells no plane.
