@@ -29,7 +29,7 @@ from referee.detection.cards import (
     suited,
 )
 from referee.detection.corners import CornerModel
-from referee.detection.crops import short_side
+from referee.detection.crops import Corners, short_side
 from referee.detection.learned import (
     FAINT_SCORE,
     MIN_SCORE,
@@ -111,6 +111,9 @@ SIZE_SURE: Final = 0.9
 #: widths from it lay 7 mm off their shape at the median; session 55.) (session 56,
 #: models/README.md)
 NEAR_MM: Final = 150.0
+#: An outline whose parts that show (``shown_parts``) are this share of it short of its
+#: area or nearer shows all of itself.
+SHOWS_ALL: Final = 1e-3
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
 NOT_CARD_SURE: Final = 0.5
@@ -428,7 +431,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
         if told is not None:
             planes = [_OnPlane(told.plane, told.card_mm)] * len(outlines)
         else:
-            planes = _near_planes(outlines, readings, seen_whole, deck_sizes, (width, height))
+            planes = _near_planes(outlines, readings, seen_whole, visible, deck_sizes,
+                                  (width, height))
     if any(p is not None for p in planes):
         # On the table a card is its deck's size (the calibration's, or that its plane was
         # told for): one that shows one end is a card's size from that end (its outline
@@ -497,8 +501,8 @@ class _OnPlane:
 
 
 def _near_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, float]],
-                 seen_whole: Sequence[bool], sizes: Sequence[tuple[float, float]],
-                 image_size: tuple[int, int]
+                 seen_whole: Sequence[bool], visible: Sequence[Sequence[Corners]],
+                 sizes: Sequence[tuple[float, float]], image_size: tuple[int, int]
                  ) -> list[_OnPlane | None]:
     """Where fewer cards than ``card_plane`` needs tell the table's plane: for each outline,
     the plane (and card size) a camera showing the nearest card seen whole tells
@@ -507,15 +511,18 @@ def _near_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, floa
     showing one end from under another are made a card's shape on such a plane: on real
     photos, cards a game's box or a book lay on, and cards seen whole, were outlined worse
     so (session 56, models/README.md)."""
+    out: list[_OnPlane | None] = [None] * len(outlines)
+    # (an outline all of which shows shows both ends: it is not made a card's shape)
+    under = [j for j, (o, pieces) in enumerate(zip(outlines, visible, strict=True))
+             if sum(Polygon(p).area for p in pieces)
+             < (1 - SHOWS_ALL) * Polygon(o.corners).convex_hull.area]
     seen = _seen_whole_cards(readings, seen_whole)
-    if len(seen) == len(outlines):  # (no other outline to make a card's shape)
-        return [None] * len(outlines)
+    if not under or not seen:
+        return out
     told = {k: one_card_plane(outlines[k].corners, image_size, sizes) for k in seen}
     refs = {k: p for k, p in told.items() if p is not None}
-    out: list[_OnPlane | None] = [None] * len(outlines)
-    for j, o in enumerate(outlines):
-        if j in told:
-            continue
+    for j in under:
+        o = outlines[j]
         apart = {k: float(np.linalg.norm(ref.plane.to_table(o.corners).mean(axis=0)
                                          - ref.plane.to_table(outlines[k].corners).mean(axis=0)))
                  for k, ref in refs.items()}

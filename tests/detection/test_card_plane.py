@@ -303,13 +303,19 @@ def test_an_outline_takes_the_plane_of_the_nearest_card_seen_whole_within_near_m
              ((-150.0, 120.0), 10.0),  # 120 mm from A
              ((10.0, 0.0), 0.0),  # 160 mm from A, 140 from B
              ((-150.0, -165.0), 0.0),  # 165 mm from A, further from B
-             ((0.0, 260.0), 0.0)]  # 300 mm from both
+             ((0.0, 260.0), 0.0),  # 300 mm from both
+             ((-60.0, 40.0), 0.0)]  # near A, but all of it shows
     outlines = [Outline(_card(centre, angle, size, rng, plane=PINHOLE_PLANE), 1.0)
                 for centre, angle in spots]
-    whole = [True, True, False, False, False, False]
-    readings = [("AS", 0.99), ("KD", 0.99)] + [("??", 0.0)] * 4
+    whole = [True, True, False, False, False, False, False]
+    readings = [("AS", 0.99), ("KD", 0.99)] + [("??", 0.0)] * 5
+    # what shows: the cards seen whole and the last all of themselves, the others half
+    half = [np.array([o.corners[0], o.corners[1], (o.corners[1] + o.corners[2]) / 2,
+                      (o.corners[0] + o.corners[3]) / 2]) for o in outlines]
+    visible = [[o.corners] for o in outlines[:2]] + [[h] for h in half[2:6]] \
+        + [[outlines[6].corners]]
     assert 140.0 < NEAR_MM < 160.0
-    planes = _near_planes(outlines, readings, whole, [size], (1280, 720))
+    planes = _near_planes(outlines, readings, whole, visible, [size], (1280, 720))
     assert planes[0] is None and planes[1] is None  # (the cards that tell them)
     a, b = (one_card_plane(outlines[k].corners, (1280, 720), [size]) for k in (0, 1))
     assert a is not None and b is not None
@@ -317,4 +323,4 @@ def test_an_outline_takes_the_plane_of_the_nearest_card_seen_whole_within_near_m
         told = planes[k]
         assert told is not None and told.card_mm == size and told.under_only
         assert np.allclose(told.plane.image_to_table, expected.plane.image_to_table)
-    assert planes[4] is None and planes[5] is None
+    assert planes[4] is None and planes[5] is None and planes[6] is None
