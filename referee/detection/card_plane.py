@@ -80,14 +80,15 @@ K1_PRIOR_MM: Final = 0.1
 K1_SCALE: Final = 0.1
 UNDISTORT_ROUNDS: Final = 4
 
-#: With fewer cards than MIN_FITTING, one card seen whole tells the plane near it, as a
-#: camera would see it whose picture's middle is its optical centre and whose pixels are
-#: square (a webcam's or a phone's; no lens bend): the camera that shows a card's rectangle
-#: (either way round) nearest the outline, of those whose horizontal field of view is one
-#: of ONE_CARD_FOV_DEG. The outline must then lie within ONE_CARD_RMS_PX of it (the root
-#: mean square of its corners' x and y errors, as ``cv2.solvePnPGeneric`` gives it):
-#: outlines that are not one card (a card under another taken for a whole one, two cards
-#: outlined as one), which a homography of one card would fit exactly, lie further off.
+#: Where the cards seen whole tell no plane (fewer than MIN_FITTING, or ones that do not
+#: agree), one card seen whole tells the plane near it, as a camera would see it whose
+#: picture's middle is its optical centre and whose pixels are square (a webcam's or a
+#: phone's; no lens bend): the camera that shows a card's rectangle (either way round)
+#: nearest the outline, of those whose horizontal field of view is one of ONE_CARD_FOV_DEG.
+#: The outline must then lie within ONE_CARD_RMS_PX of it (the root mean square of its
+#: corners' x and y errors, as ``cv2.solvePnPGeneric`` gives it): outlines that are not one
+#: card (a card under another taken for a whole one, two cards outlined as one), which a
+#: homography of one card would fit exactly, lie further off.
 #: (On 200 held-out and 200 validation-design frames with one or two cards seen whole, of
 #: their outlines whose corners lay 15 px or more off the card's, 41 of 46 lay more than
 #: 1.5 px off such a camera; of those within 5 px, 114 of 121 within it; session 56,
@@ -344,11 +345,11 @@ def _sees_table(h: FloatArray, k1: float, half: tuple[float, float]) -> bool:
 def one_card_plane(outline: Corners, image_size: tuple[int, int],
                    sizes: Sequence[tuple[float, float]] = DECK_SIZES_MM) -> CardPlane | None:
     """The table's plane as a camera sees it (``ONE_CARD_FOV_DEG``) that shows a card of
-    the first of ``sizes`` it can where ``outline`` (4 x 2 image pixels) lies, the card at
-    the table's origin: within ONE_CARD_RMS_PX, the whole picture on the table (the horizon
-    beyond it, as ``card_plane`` takes it). None when no size fits so, or the outline is no
-    quad with sides ONE_CARD_MIN_SIDE_PX long. (Its ``fitting`` is 1; its ``off_mm``, how
-    far the outline's sides and diagonals lie off the card's on it.)"""
+    the first of ``sizes`` it can where ``outline`` (4 x 2 image pixels) lies, a corner of
+    the card at the table's origin: within ONE_CARD_RMS_PX, the whole picture on the table
+    (the horizon beyond it, as ``card_plane`` takes it). None when no size fits so, or the
+    outline is no quad with sides ONE_CARD_MIN_SIDE_PX long. (Its ``fitting`` is 1; its
+    ``off_mm``, how far the outline's sides and diagonals lie off the card's on it.)"""
     width, height = image_size
     pixels = order_corners(np.asarray(outline, dtype=np.float64).reshape(4, 2))
     if not np.all(np.isfinite(pixels)) or np.linalg.norm(

@@ -101,9 +101,10 @@ UNDERSIZED: Final = 0.5
 OVERSIZED: Final = 1.6
 SIZE_NEAR: Final = 3
 SIZE_SURE: Final = 0.9
-#: Without a plane of three cards or more (``card_plane``), an outline within this of a card
-#: seen whole (centre to centre, mm on the plane that card tells: ``one_card_plane``) that
-#: shows one end from under another is made a card's shape on that plane. (Offline, on the
+#: Where the cards seen whole tell no plane (``card_plane``: fewer than three, or three that
+#: do not agree), an outline within this of one of them (centre to centre, mm on the plane
+#: that card tells: ``one_card_plane``) that shows one end only (the other under another
+#: card, or beyond the picture's edge) is made a card's shape on that plane. (Offline, on the
 #: outlines of 200 held-out and 200 validation-design frames: within 60, 100, 150, 250 and
 #: 400 mm, 2 and 8, 3 and 11, 5 and 14, 7 and 15, 6 and 17 more partly covered cards were
 #: outlined within IoU 0.9, no fully visible one fewer. Further out, the gains are within a
@@ -111,8 +112,8 @@ SIZE_SURE: Final = 0.9
 #: widths from it lay 7 mm off their shape at the median; session 55.) (session 56,
 #: models/README.md)
 NEAR_MM: Final = 150.0
-#: An outline whose parts that show (``shown_parts``) are this share of it short of its
-#: area or nearer shows all of itself.
+#: An outline whose parts that show (``shown_parts``) fall this share or less short of its
+#: convex hull's area shows all of itself.
 SHOWS_ALL: Final = 1e-3
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
@@ -237,8 +238,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
     ``verifier`` and ``corner_model`` as their names say) in ``image``. On a calibrated
     table (``plane``) a card is ``card_mm`` in size (None: 63 x 88 mm); where nobody
     calibrated it, a plane the cards seen whole tell is taken for it, for cards of that size
-    or (None) of each size decks come in (``card_plane``), or with fewer than three such
-    cards, the plane each tells near itself (``one_card_plane``, ``_near_planes``)."""
+    or (None) of each size decks come in (``card_plane``); where they tell none (fewer than
+    three, or three that do not agree), the plane each tells near itself
+    (``one_card_plane``, ``_near_planes``)."""
     slopes = gradients(image)
     outlines = find_outlines(image, detector, shapes_too, slopes)
     warnings: list[str] = []
@@ -421,8 +423,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # 0.9: 70.2% -> 74.3%, models/README.md, session 55). (An outline seen whole that
         # does not fit it is moved too, as on a calibrated table: on held-out frames 19
         # cards more were outlined within IoU 0.9 so, mostly outlined askew before; on the
-        # real photos a jack on a rumpled blanket was outlined worse.) Else each such card
-        # tells the plane near it (``_near_planes``).
+        # real photos a jack on a rumpled blanket was outlined worse.) Where they tell none,
+        # each tells the plane near itself (``_near_planes``).
         seen_whole = [free and _in_frame(o.corners, image)
                       for o, free in zip(outlines, alone([o.corners for o in outlines], over),
                                          strict=True)]
@@ -493,7 +495,8 @@ def _seen_whole_cards(readings: Sequence[tuple[str, float]],
 @dataclass(frozen=True)
 class _OnPlane:
     """The plane an outline is made a card's shape on (``card_shaped``), the card's size,
-    and whether only if it shows one end from under another card."""
+    and whether only if it shows one end only (the other under another card, or beyond the
+    picture's edge)."""
 
     plane: PlaneMap
     card_mm: tuple[float, float]
@@ -504,13 +507,14 @@ def _near_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, floa
                  seen_whole: Sequence[bool], visible: Sequence[Sequence[Corners]],
                  sizes: Sequence[tuple[float, float]], image_size: tuple[int, int]
                  ) -> list[_OnPlane | None]:
-    """Where fewer cards than ``card_plane`` needs tell the table's plane: for each outline,
-    the plane (and card size) a camera showing the nearest card seen whole tells
-    (``one_card_plane``; ``_seen_whole_cards``), when it lies within NEAR_MM of it there
-    (centre to centre); None for the rest and for those cards themselves. Only outlines
-    showing one end from under another are made a card's shape on such a plane: on real
+    """Where the cards seen whole tell no plane (``card_plane``): for each outline that does
+    not show all of itself (``SHOWS_ALL``), the plane (and card size) a camera showing the
+    nearest card seen whole tells (``one_card_plane``; ``_seen_whole_cards``), when it lies
+    within NEAR_MM of it there (centre to centre); None for the rest, those cards among
+    them. Only outlines showing one end only (the other under another card, or beyond the
+    picture's edge) are made a card's shape on such a plane (``under_only``): on real
     photos, cards a game's box or a book lay on, and cards seen whole, were outlined worse
-    so (session 56, models/README.md)."""
+    otherwise (session 56, models/README.md)."""
     out: list[_OnPlane | None] = [None] * len(outlines)
     # (an outline all of which shows shows both ends: it is not made a card's shape)
     under = [j for j, (o, pieces) in enumerate(zip(outlines, visible, strict=True))

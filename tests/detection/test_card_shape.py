@@ -153,6 +153,20 @@ def test_an_outline_with_one_end_a_card_s_and_one_off_is_a_card_from_the_first(
     assert np.abs(done - whole).max() < 0.5
 
 
+def test_under_only_an_outline_showing_one_end_is_made_a_card() -> None:
+    # the outline of test_an_outline_with_one_end_a_card_s_and_one_off_is_a_card_from_the_first
+    # all of which shows stays (a card a box lies on, on a real photo, need be none); the
+    # same outline with its far end hidden is still made a card from its near end
+    card_mm = _card_mm((20.0, 10.0), 70.0)
+    whole = PLANE.to_pixels(card_mm)
+    off = PLANE.to_pixels(_skewed(card_mm, 1, 12.0, 6.0))  # end 1 (corners 2, 3) off
+    (kept,) = card_shaped([off], [[off]], PLANE, under_only=True)
+    assert kept is off
+    near_half = np.array([off[0], off[1], (off[1] + off[2]) / 2, (off[0] + off[3]) / 2])
+    (done,) = card_shaped([off], [[near_half]], PLANE, under_only=True)
+    assert np.abs(done - whole).max() < 0.5
+
+
 def test_a_card_s_shape_or_one_no_end_of_which_is_a_card_s_or_both_stays() -> None:
     card_mm = _card_mm((-10.0, 0.0), 15.0)
     whole = PLANE.to_pixels(card_mm)
