@@ -324,3 +324,17 @@ def test_an_outline_takes_the_plane_of_the_nearest_card_seen_whole_within_near_m
         assert told is not None and told.card_mm == size and told.under_only
         assert np.allclose(told.plane.image_to_table, expected.plane.image_to_table)
     assert planes[4] is None and planes[5] is None and planes[6] is None
+
+
+def test_where_three_cards_seen_whole_do_not_agree_one_tells_the_plane_near_itself() -> None:
+    # three cards seen whole, one of them outlined half as long again as a card: they tell
+    # no plane of three, and the seven still tells the plane near itself for the four
+    image, objects = _rendered(("4S", (0.0, 0.0), 0.0), ("7H", (0.0, 50.0), 90.0),
+                               ("9C", (-150.0, -60.0), 10.0), ("KD", (140.0, -70.0), 80.0))
+    truths = [np.array(o.corners_px) for o in objects]
+    too_long = PLANE.to_pixels(_card_mm((140.0, -70.0), 80.0, 132.0))
+    assert card_plane([truths[1], truths[2], too_long], SIZE) is None
+    found = detect(image, _ReadsAs("4S", 0.99),
+                   _FindsThese([_short(truths[0]), truths[1], truths[2], too_long]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    assert max(_iou(np.array(c.corners), truths[0]) for c in found.cards) > 0.95
