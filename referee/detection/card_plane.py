@@ -244,7 +244,8 @@ def _fitted(outlines: Sequence[Corners], image_size: tuple[int, int],
     width, height = image_size
     # pixels normalised about the picture's middle, so that the homography's entries are
     # of one size
-    middle, unit = np.array([width / 2, height / 2]), float(max(width, height))
+    units = _Normalised.of(image_size)
+    middle, unit = units.middle, units.unit
     quads = np.stack([(order_corners(q) - middle) / unit for q in outlines])
     used = np.ones(len(quads), dtype=bool)
     for dropped in range(drops + 1):
@@ -264,15 +265,36 @@ def _fitted(outlines: Sequence[Corners], image_size: tuple[int, int],
         if fits.any() else np.inf
     if fits.sum() < MIN_FITTING or off > FIT_MEAN_MM:
         return None
-    norm = np.array([[1 / unit, 0, -middle[0] / unit], [0, 1 / unit, -middle[1] / unit],
-                     [0, 0, 1]])
-    if not _sees_table(h, k1, (width / 2 / unit, height / 2 / unit)):
+    if not _sees_table(h, k1, units.half):
         return None
-    image_to_table = h @ norm
+    image_to_table = h @ units.matrix
     lens = Lens(np.array([[unit, 0, middle[0]], [0, unit, middle[1]], [0, 0, 1]]),
                 np.array([k1, 0.0, 0.0, 0.0, 0.0])) if k1 != 0.0 else None
     return CardPlane(PlaneMap(lens, image_to_table / image_to_table[2, 2], (width, height)),
                      card_mm, int(fits.sum()), off)
+
+
+@dataclass(frozen=True)
+class _Normalised:
+    """Pixels normalised about the picture's middle (``middle``) by its longer side
+    (``unit``), as the planes are searched in."""
+
+    middle: FloatArray
+    unit: float
+    #: the picture's half width and half height, normalised
+    half: tuple[float, float]
+
+    @classmethod
+    def of(cls, image_size: tuple[int, int]) -> _Normalised:
+        width, height = image_size
+        unit = float(max(width, height))
+        return cls(np.array([width / 2, height / 2]), unit, (width / 2 / unit, height / 2 / unit))
+
+    @property
+    def matrix(self) -> FloatArray:
+        """Pixels -> normalised pixels."""
+        m, u = self.middle, self.unit
+        return np.array([[1 / u, 0, -m[0] / u], [0, 1 / u, -m[1] / u], [0, 0, 1]])
 
 
 def _starts(quads: FloatArray, card_mm: tuple[float, float]) -> list[FloatArray]:
@@ -355,19 +377,17 @@ def one_card_plane(outline: Corners, image_size: tuple[int, int],
     if not np.all(np.isfinite(pixels)) or np.linalg.norm(
             pixels - np.roll(pixels, -1, axis=0), axis=1).min() < ONE_CARD_MIN_SIDE_PX:
         return None
-    middle, unit = np.array([width / 2, height / 2]), float(max(width, height))
-    norm = np.array([[1 / unit, 0, -middle[0] / unit], [0, 1 / unit, -middle[1] / unit],
-                     [0, 0, 1]])
+    units = _Normalised.of(image_size)
+    cameras = [np.array([[focal, 0.0, units.middle[0]], [0.0, focal, units.middle[1]],
+                         [0.0, 0.0, 1.0]])
+               for focal in (width / 2 / np.tan(np.radians(fov) / 2) for fov in ONE_CARD_FOV_DEG)]
     for size in sizes:
         # the camera nearest the outline: how far off (px), the card's turn (Rodrigues'
         # vector) and shift (mm), the camera matrix
         nearest: tuple[float, FloatArray, FloatArray, FloatArray] | None = None
         for lengthwise in (False, True):
             card = np.column_stack([_rectangle(size, lengthwise), np.zeros(4)])
-            for fov in ONE_CARD_FOV_DEG:
-                focal = width / 2 / np.tan(np.radians(fov) / 2)
-                camera = np.array([[focal, 0.0, middle[0]], [0.0, focal, middle[1]],
-                                   [0.0, 0.0, 1.0]])
+            for camera in cameras:
                 try:
                     _, turns, shifts, errors = cv2.solvePnPGeneric(
                         card, pixels, camera, None, flags=cv2.SOLVEPNP_IPPE)
@@ -388,8 +408,8 @@ def one_card_plane(outline: Corners, image_size: tuple[int, int],
         if abs(np.linalg.det(table_to_image)) < 1e-12:
             continue
         image_to_table = np.linalg.inv(table_to_image)
-        if not _sees_table(np.asarray(image_to_table @ np.linalg.inv(norm), dtype=np.float64), 0.0,
-                           (width / 2 / unit, height / 2 / unit)):
+        if not _sees_table(np.asarray(image_to_table @ np.linalg.inv(units.matrix),
+                                      dtype=np.float64), 0.0, units.half):
             continue
         plane = PlaneMap(None, image_to_table / image_to_table[2, 2], (width, height))
         off = _card_errors(np.eye(3), plane.to_table(pixels)[None], size)[0]

@@ -525,10 +525,10 @@ def _near_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, floa
         return out
     told = {k: one_card_plane(outlines[k].corners, image_size, sizes) for k in seen}
     refs = {k: p for k, p in told.items() if p is not None}
+    centres = {k: ref.plane.to_table(outlines[k].corners).mean(axis=0) for k, ref in refs.items()}
     for j in under:
-        o = outlines[j]
-        apart = {k: float(np.linalg.norm(ref.plane.to_table(o.corners).mean(axis=0)
-                                         - ref.plane.to_table(outlines[k].corners).mean(axis=0)))
+        apart = {k: float(np.linalg.norm(ref.plane.to_table(outlines[j].corners).mean(axis=0)
+                                         - centres[k]))
                  for k, ref in refs.items()}
         near = [k for k, mm in apart.items() if np.isfinite(mm) and mm <= NEAR_MM]
         if near:
