@@ -66,14 +66,24 @@ def train(data: list[Path], epochs: int, imgsz: int, batch: int, out: Path,
     MODELS.mkdir(exist_ok=True)
     # Weights stored as float16 (6.3 MB instead of 12.4), float32 arithmetic: the 8-bit
     # convolutions shipped up to session 14 were smaller but slower (training/onnx_weights.py).
+    # And any height and width, its anchors fed (a 1280 x 720 frame on 480 x 288, not 480 x
+    # 480: training/detector_shapes.py).
+    import onnx
+
+    from training.detector_shapes import any_size
     from training.onnx_weights import convert
 
     convert(onnx_path, MODELS / "card_detector.onnx")
+    shipped = onnx.load(str(MODELS / "card_detector.onnx"))
+    any_size(shipped)
+    onnx.save(shipped, str(MODELS / "card_detector.onnx"))
     shutil.copy(best, MODELS / "card_detector.pt")
     metrics = getattr(results, "results_dict", {}) or {}
     meta = {
         "task": "obb", "classes": ["card"], "imgsz": imgsz,
-        "input": "RGB, 1 x 3 x imgsz x imgsz letterboxed, values 0-1",
+        "input": "RGB, 1 x 3 x H x W letterboxed (H, W multiples of 32, the longer imgsz), "
+                 "values 0-1; then the anchor points (1 x 2 x N) and strides (1 x N) of that "
+                 "input's cells (training.detector_shapes; referee.detection.learned.grid)",
         "trained_on": " ".join(map(str, data)), "epochs": epochs, "fraction": fraction,
         "continued_from": str(init) if init else None, "batch": batch, "mosaic": mosaic,
         "frozen_modules": freeze,

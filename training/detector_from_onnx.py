@@ -132,7 +132,12 @@ def rebuild(onnx_path: Path, images: list[Path], imgsz: int) -> tuple[Any, float
             bn.weight.copy_(torch.sqrt(bn.running_var + bn.eps))
             bn.bias.add_(mean.float())
 
+    from referee.detection.learned import grid
+
     session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    names = [port.name for port in session.get_inputs()]
+    # (a network that takes any size is fed the grid of its cells: training/detector_shapes.py)
+    cells = dict(zip(names[1:], grid(imgsz, imgsz), strict=True)) if len(names) == 3 else {}
     worst = 0.0
     with torch.no_grad():
         for start in range(0, len(batch), 8):
@@ -140,7 +145,7 @@ def rebuild(onnx_path: Path, images: list[Path], imgsz: int) -> tuple[Any, float
             ours = model(part)
             ours = (ours[0] if isinstance(ours, (list, tuple)) else ours).numpy()
             for i in range(len(part)):
-                theirs = session.run(None, {"images": part[i:i + 1].numpy()})[0]
+                theirs = session.run(None, {names[0]: part[i:i + 1].numpy(), **cells})[0]
                 worst = max(worst, float(np.abs(ours[i:i + 1] - theirs).max()))
     return model, worst
 

@@ -65,6 +65,13 @@ SPLIT_SCORE: Final = 0.2
 #: when it reads as a face-up card for sure (models/README.md, session 29).
 MIRROR_SCORE: Final = 0.2
 CARD_ASPECT: Final = CARD_W_MM / CARD_H_MM
+#: The strides of the detector's three grids of cells (YOLOv8's P3-P5 heads). The shipped
+#: network takes any height and width that are multiples of the largest, with its anchor
+#: points and strides as inputs (``grid``; ``training.detector_shapes`` made it so from the
+#: export, whose anchors were built in for a 480 x 480 input): a 1280 x 720 frame then runs
+#: on 480 x 288, 26 ms a pass against 46 on 480 x 480 on session 57's 2-core CPU, with the
+#: same outputs on a square input (models/README.md, session 57).
+GRID_STRIDES: Final = (8, 16, 32)
 LETTERBOX_GREY: Final = 114
 #: The box's sides are moved onto the card's edges found within this share of its short
 #: side (the boxes are a few mm off, often more than 8% of the card's width; index crops
@@ -121,30 +128,59 @@ class CardDetector:
         self.runtime, self.fallback_reason = "onnxruntime", reason
         return detector_session(self.model_path, self.threads, self.runtime)
 
+    @cached_property
+    def _grid_inputs(self) -> tuple[str, str] | None:
+        """The names of the network's inputs for its anchor points and their strides, when
+        it takes them (a network that takes any height and width: ``training.detector_shapes``),
+        else None (one square input, its anchors built in)."""
+        names = [port.name for port in self._session.get_inputs()]
+        return (names[1], names[2]) if len(names) == 3 else None
+
     def _scaled(self, image: Image) -> tuple[Image, float, float, float]:
-        """``image`` scaled to fit the network's square input, the scale, and where it lies
-        on that input (left, top: centred, the rest grey)."""
+        """``image`` scaled to fit the network's input, the scale, and where it lies on that
+        input (left, top: centred, the rest grey; ``_canvas``)."""
         height, width = image.shape[:2]
         scale = min(self.size / height, self.size / width)
         new_w, new_h = round(width * scale), round(height * scale)
         resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA)
-        pad_x, pad_y = (self.size - new_w) / 2, (self.size - new_h) / 2
+        canvas_h, canvas_w = self._canvas(new_w, new_h)
+        pad_x, pad_y = (canvas_w - new_w) / 2, (canvas_h - new_h) / 2
         return np.asarray(resized, np.uint8), scale, float(round(pad_x - 0.1)), \
             float(round(pad_y - 0.1))
+
+    def _canvas(self, new_w: int, new_h: int) -> tuple[int, int]:
+        """The height and width of the network's input for a picture scaled to ``new_w`` x
+        ``new_h``: the square of its size, or where the network takes any height and width,
+        the picture's own rounded up to a multiple of the largest stride (a 1280 x 720 frame
+        on 480 x 288, not 480 x 480: the grey bands cost as much as the picture, see
+        GRID_STRIDES)."""
+        if self._grid_inputs is None:
+            return self.size, self.size
+        step = max(GRID_STRIDES)
+        return -(-new_h // step) * step, -(-new_w // step) * step
 
     def _letterbox(self, resized: Image, left: float, top: float) -> npt.NDArray[np.float32]:
         """The network's input: ``resized`` (``_scaled``) at (left, top) on grey."""
         new_h, new_w = resized.shape[:2]
+        canvas_h, canvas_w = self._canvas(new_w, new_h)
         x, y = int(left), int(top)
-        canvas = np.full((self.size, self.size, 3), LETTERBOX_GREY, np.uint8)
+        canvas = np.full((canvas_h, canvas_w, 3), LETTERBOX_GREY, np.uint8)
         canvas[y:y + new_h, x:x + new_w] = resized
         # RGB planes, values 0-1: each plane divided on its own (a third of the time or
         # less that turning, transposing and converting the whole canvas took; the same values)
-        tensor = np.empty((1, 3, self.size, self.size), np.float32)
+        tensor = np.empty((1, 3, canvas_h, canvas_w), np.float32)
         for plane in range(3):
             np.divide(canvas[:, :, 2 - plane], np.float32(255.0), out=tensor[0, plane],
                       dtype=np.float32)
         return tensor
+
+    def _feeds(self, tensor: npt.NDArray[np.float32]) -> dict[str, Any]:
+        """What the network is given for the input ``tensor`` (``_letterbox``)."""
+        name = self._session.get_inputs()[0].name
+        if self._grid_inputs is None:
+            return {name: tensor}
+        anchors, strides = grid(*tensor.shape[2:])
+        return {name: tensor, self._grid_inputs[0]: anchors, self._grid_inputs[1]: strides}
 
     def find(self, image: Image, min_score: float = MIN_SCORE,
              slopes: Gradients | None = None, mirrored: bool = False,
@@ -165,11 +201,10 @@ class CardDetector:
             # a twentieth of the cost of turning the whole picture).
             views.append(np.ascontiguousarray(resized[:, ::-1]))
         session = self._session
-        name = session.get_inputs()[0].name
         running = []
         try:
             for view in views:
-                running.append(start(session, {name: self._letterbox(view, left, top)}))
+                running.append(start(session, self._feeds(self._letterbox(view, left, top))))
             others = meanwhile() if meanwhile is not None else []
         finally:
             raws = _waited(running)
@@ -180,6 +215,22 @@ class CardDetector:
         if split:
             boxes += split_merged(boxes)
         return [*(tighten(image, boxes, slopes) if self.refine else boxes), *others]
+
+
+@cache
+def grid(height: int, width: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """The anchor points (1 x 2 x N: x, y in input pixels over the stride) and strides (1 x
+    N) of a YOLOv8 head's cells on a ``height`` x ``width`` input, stride by stride
+    (GRID_STRIDES) and row by row, as ultralytics' ``make_anchors`` (offset 0.5) orders
+    them and as its export builds them into a square network."""
+    points, strides = [], []
+    for stride in GRID_STRIDES:
+        rows, cols = np.meshgrid(np.arange(height // stride) + 0.5,
+                                 np.arange(width // stride) + 0.5, indexing="ij")
+        points.append(np.stack([cols.ravel(), rows.ravel()]))
+        strides.append(np.full(rows.size, stride))
+    return (np.concatenate(points, axis=1)[None].astype(np.float32),
+            np.concatenate(strides)[None].astype(np.float32))
 
 
 def _waited(running: list[Callable[[], list[Any]]]) -> list[npt.NDArray[Any]]:

@@ -365,12 +365,14 @@ def test_the_network_sees_the_picture_in_rgb_planes_from_0_to_1_on_grey() -> Non
     resized, _, left, top = detector._scaled(image)
     tensor = detector._letterbox(resized, left, top)
     size = detector.size
-    assert tensor.shape == (1, 3, size, size) and tensor.dtype == np.float32
+    # the shipped network takes the picture's own shape: 480 x 270 on 480 x 288, 9 rows of
+    # grey above and below
+    assert resized.shape[:2] == (270, size) and (left, top) == (0, 9)
+    assert tensor.shape == (1, 3, 288, size) and tensor.dtype == np.float32
     assert tensor.flags.c_contiguous
-    middle = size // 2
-    assert tensor[0, :, middle, middle].tolist() == pytest.approx([1.0, 20 / 255, 10 / 255])
+    assert tensor[0, :, 144, size // 2].tolist() == pytest.approx([1.0, 20 / 255, 10 / 255])
     assert tensor[0, :, 0, 0].tolist() == pytest.approx([114 / 255] * 3)  # above the picture
-    canvas = np.full((size, size, 3), 114, np.uint8)
+    canvas = np.full((288, size, 3), 114, np.uint8)
     canvas[int(top):int(top) + resized.shape[0], int(left):int(left) + resized.shape[1]] = resized
     expected = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
     assert np.array_equal(tensor, expected)  # the same values, bit for bit
