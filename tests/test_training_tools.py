@@ -99,3 +99,70 @@ def test_a_blend_weighs_the_two_checkpoints_and_keeps_the_second_ones_counters()
         blended(a, {"w": b["w"]}, 0.5)
     with pytest.raises(ValueError, match="not the same network"):
         blended(a, {"w": torch.tensor([1.0, 2.0, 3.0]), "n": b["n"]}, 0.5)
+
+
+@pytest.mark.parametrize("stored", ["float16 behind a Cast", "float32"])
+def test_the_detector_opened_to_any_size_computes_what_its_square_export_did(
+        stored: str) -> None:
+    import onnxruntime
+    from onnx import TensorProto, helper, numpy_helper
+
+    from referee.detection.learned import grid
+    from training.detector_shapes import (
+        ANCHORS,
+        COUNTED_SHAPES,
+        STRIDES,
+        NotAnExportError,
+        any_size,
+    )
+
+    shipped = onnx.load(str(MODELS / "card_detector.onnx"))
+    assert not any_size(shipped)  # the shipped file takes any size already
+    # The network as ultralytics exported it: 480 x 480, its anchors built in.
+    square = onnx.ModelProto()
+    square.CopyFrom(shipped)
+    graph = square.graph
+    del graph.input[1:]
+    for dim in graph.input[0].type.tensor_type.shape.dim[2:]:
+        dim.Clear()
+        dim.dim_value = 480
+    for name, values in zip((ANCHORS, STRIDES), grid(480, 480), strict=True):
+        if stored == "float32":
+            graph.initializer.append(numpy_helper.from_array(values, name))
+        else:  # as training.onnx_weights stores them
+            graph.initializer.append(numpy_helper.from_array(values.astype(np.float16),
+                                                             f"{name}_fp16"))
+            graph.node.insert(0, helper.make_node("Cast", [f"{name}_fp16"], [name],
+                                                  to=TensorProto.FLOAT))
+    for init in graph.initializer:
+        if init.name in COUNTED_SHAPES:
+            values = numpy_helper.to_array(init).copy()
+            values[-1] = 4725
+            init.CopyFrom(numpy_helper.from_array(values, init.name))
+
+    def run(model: onnx.ModelProto, picture: np.ndarray) -> np.ndarray:
+        session = onnxruntime.InferenceSession(model.SerializeToString(),
+                                               providers=["CPUExecutionProvider"])
+        names = [port.name for port in session.get_inputs()]
+        feeds = dict(zip(names, (picture, *grid(*picture.shape[2:])), strict=False))
+        return np.asarray(session.run(None, feeds)[0])
+
+    rng = np.random.default_rng(8)
+    picture = rng.uniform(0, 1, (1, 3, 480, 480)).astype(np.float32)
+    before = run(square, picture)
+    assert before.shape == (1, 6, 4725)
+    with pytest.raises(Exception, match=r"480|4725"):  # the square export takes no other size
+        run(square, picture[:, :, :288])
+    assert any_size(square)
+    assert [port.name for port in square.graph.input[1:]] == [ANCHORS, STRIDES]
+    assert np.array_equal(run(square, picture), before)  # the same numbers on its square
+    wide = picture[:, :, :288]
+    assert np.array_equal(run(square, wide), run(shipped, wide))
+    assert run(square, wide).shape == (1, 6, 36 * 60 + 18 * 30 + 9 * 15)
+    # A network that is no such export is refused.
+    plain = helper.make_model(helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])], "plain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])]))
+    with pytest.raises(NotAnExportError):
+        any_size(plain)
