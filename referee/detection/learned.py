@@ -138,31 +138,35 @@ class CardDetector:
 
     def _scaled(self, image: Image) -> tuple[Image, float, float, float]:
         """``image`` scaled to fit the network's input, the scale, and where it lies on that
-        input (left, top: centred, the rest grey; ``_canvas``)."""
+        input (left, top; ``_placement``)."""
         height, width = image.shape[:2]
         scale = min(self.size / height, self.size / width)
         new_w, new_h = round(width * scale), round(height * scale)
         resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA)
-        canvas_h, canvas_w = self._canvas(new_w, new_h)
-        pad_x, pad_y = (canvas_w - new_w) / 2, (canvas_h - new_h) / 2
-        return np.asarray(resized, np.uint8), scale, float(round(pad_x - 0.1)), \
-            float(round(pad_y - 0.1))
+        _, _, left, top = self._placement(new_w, new_h)
+        return np.asarray(resized, np.uint8), scale, float(left), float(top)
 
-    def _canvas(self, new_w: int, new_h: int) -> tuple[int, int]:
+    def _placement(self, new_w: int, new_h: int) -> tuple[int, int, int, int]:
         """The height and width of the network's input for a picture scaled to ``new_w`` x
-        ``new_h``: the square of its size, or where the network takes any height and width,
-        the picture's own rounded up to a multiple of the largest stride (a 1280 x 720 frame
-        on 480 x 288, not 480 x 480: the grey bands cost as much as the picture, see
-        GRID_STRIDES)."""
+        ``new_h``, and where the picture lies on it (left, top; the rest grey). The network
+        was trained on the picture centred on a square of its size. Where it takes any height
+        and width, the picture lies as far from the grid of its coarsest cells as on that
+        square (the square's bands less whole cells: a 1280 x 720 frame on 480 x 288, 9 rows
+        above it, not 105), since the network's outputs change with that (real phone photos
+        placed 12 px from the side, not 60, changed 30 cards' outlines or readings, both
+        ways; session 57), and on as few cells as hold it (GRID_STRIDES)."""
+        left = round((self.size - new_w) / 2 - 0.1)
+        top = round((self.size - new_h) / 2 - 0.1)
         if self._grid_inputs is None:
-            return self.size, self.size
+            return self.size, self.size, left, top
         step = max(GRID_STRIDES)
-        return -(-new_h // step) * step, -(-new_w // step) * step
+        left, top = left % step, top % step
+        return -(-(top + new_h) // step) * step, -(-(left + new_w) // step) * step, left, top
 
     def _letterbox(self, resized: Image, left: float, top: float) -> npt.NDArray[np.float32]:
         """The network's input: ``resized`` (``_scaled``) at (left, top) on grey."""
         new_h, new_w = resized.shape[:2]
-        canvas_h, canvas_w = self._canvas(new_w, new_h)
+        canvas_h, canvas_w, _, _ = self._placement(new_w, new_h)
         x, y = int(left), int(top)
         canvas = np.full((canvas_h, canvas_w, 3), LETTERBOX_GREY, np.uint8)
         canvas[y:y + new_h, x:x + new_w] = resized
