@@ -103,7 +103,7 @@ def test_a_blend_weighs_the_two_checkpoints_and_keeps_the_second_ones_counters()
 
 @pytest.mark.parametrize("stored", ["float16 behind a Cast", "float32"])
 def test_the_detector_opened_to_any_size_computes_what_its_square_export_did(
-        stored: str) -> None:
+        stored: str, tmp_path: Path) -> None:
     import onnxruntime
     from onnx import TensorProto, helper, numpy_helper
 
@@ -114,6 +114,7 @@ def test_the_detector_opened_to_any_size_computes_what_its_square_export_did(
         STRIDES,
         NotAnExportError,
         any_size,
+        ship,
     )
 
     shipped = onnx.load(str(MODELS / "card_detector.onnx"))
@@ -147,14 +148,31 @@ def test_the_detector_opened_to_any_size_computes_what_its_square_export_did(
         feeds = dict(zip(names, (picture, *grid(*picture.shape[2:])), strict=False))
         return np.asarray(session.run(None, feeds)[0])
 
+    square = onnx.shape_inference.infer_shapes(square)  # as an export is: shapes for 480
+    assert len(square.graph.value_info) > 100
     rng = np.random.default_rng(8)
     picture = rng.uniform(0, 1, (1, 3, 480, 480)).astype(np.float32)
     before = run(square, picture)
     assert before.shape == (1, 6, 4725)
     with pytest.raises(Exception, match=r"480|4725"):  # the square export takes no other size
         run(square, picture[:, :, :288])
+    # A network missing a part is refused, and left as it was.
+    broken = onnx.ModelProto()
+    broken.CopyFrom(square)
+    for init in [i for i in broken.graph.initializer if i.name.startswith(STRIDES)]:
+        broken.graph.initializer.remove(init)
+    kept = broken.SerializeToString()
+    with pytest.raises(NotAnExportError, match=r"Constant_15"):
+        any_size(broken)
+    assert broken.SerializeToString() == kept
+    # As an export is shipped (training.card_detector, detector_blend): the same numbers.
+    onnx.save(square, str(tmp_path / "export.onnx"))
+    ship(tmp_path / "export.onnx", tmp_path / "shipped.onnx")
+    assert np.array_equal(run(onnx.load(str(tmp_path / "shipped.onnx")), picture[:, :, :288]),
+                          run(shipped, picture[:, :, :288]))
     assert any_size(square)
     assert [port.name for port in square.graph.input[1:]] == [ANCHORS, STRIDES]
+    assert not square.graph.value_info
     assert np.array_equal(run(square, picture), before)  # the same numbers on its square
     wide = picture[:, :, :288]
     assert np.array_equal(run(square, wide), run(shipped, wide))
@@ -166,3 +184,26 @@ def test_the_detector_opened_to_any_size_computes_what_its_square_export_did(
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])]))
     with pytest.raises(NotAnExportError):
         any_size(plain)
+
+
+def test_the_grid_of_cells_is_ultralytics_anchors_stride_by_stride_row_by_row() -> None:
+    from referee.detection.learned import grid
+
+    anchors, strides = grid(64, 96)  # 8 x 12 cells of 8, 4 x 6 of 16, 2 x 3 of 32
+    assert anchors.shape == (1, 2, 126) and strides.shape == (1, 126)
+    assert anchors.dtype == strides.dtype == np.float32
+    assert anchors[0, :, 0].tolist() == [0.5, 0.5] and strides[0, 0] == 8
+    assert anchors[0, :, 1].tolist() == [1.5, 0.5]  # along the first row
+    assert anchors[0, :, 12].tolist() == [0.5, 1.5]  # then the second
+    assert anchors[0, :, 95].tolist() == [11.5, 7.5] and strides[0, 95] == 8
+    assert anchors[0, :, 96].tolist() == [0.5, 0.5] and strides[0, 96] == 16
+    assert anchors[0, :, 125].tolist() == [2.5, 1.5] and strides[0, 125] == 32
+    try:
+        import torch
+        from ultralytics.utils.tal import make_anchors
+    except ImportError:  # (the train extra; the values above are theirs)
+        return
+    features = [torch.zeros(1, 1, 64 // s, 96 // s) for s in (8, 16, 32)]
+    theirs, their_strides = make_anchors(features, torch.tensor([8.0, 16.0, 32.0]), 0.5)
+    assert np.array_equal(anchors[0], theirs.T.numpy())
+    assert np.array_equal(strides[0], their_strides[:, 0].numpy())

@@ -68,15 +68,9 @@ def train(data: list[Path], epochs: int, imgsz: int, batch: int, out: Path,
     # convolutions shipped up to session 14 were smaller but slower (training/onnx_weights.py).
     # And any height and width, its anchors fed (a 1280 x 720 frame on 480 x 288, not 480 x
     # 480: training/detector_shapes.py).
-    import onnx
+    from training.detector_shapes import ship
 
-    from training.detector_shapes import any_size
-    from training.onnx_weights import convert
-
-    convert(onnx_path, MODELS / "card_detector.onnx")
-    shipped = onnx.load(str(MODELS / "card_detector.onnx"))
-    any_size(shipped)
-    onnx.save(shipped, str(MODELS / "card_detector.onnx"))
+    ship(onnx_path, MODELS / "card_detector.onnx")
     shutil.copy(best, MODELS / "card_detector.pt")
     metrics = getattr(results, "results_dict", {}) or {}
     meta = {

@@ -41,45 +41,77 @@ class NotAnExportError(ValueError):
 
 
 def any_size(model: onnx.ModelProto) -> bool:
-    """Open ``model`` up in place (see the module's doc); False when it was so already."""
+    """Open ``model`` up in place (see the module's doc); False when it was so already. A
+    network that is not such an export is refused (NotAnExportError) before any change."""
     graph = model.graph
     if len(graph.input) == 3 and [i.name for i in graph.input[1:]] == [ANCHORS, STRIDES]:
         return False
     if len(graph.input) != 1 or len(graph.output) != 1:
         raise NotAnExportError("expected one input and one output")
+    # Everything looked up and checked first.
     shapes = {init.name: init for init in graph.initializer if init.name in COUNTED_SHAPES}
     for node in graph.node:  # (a Constant node where the export was not folded)
         if node.op_type == "Constant" and node.output[0] in COUNTED_SHAPES:
-            shapes[node.output[0]] = node.attribute[0].t
+            values = [a.t for a in node.attribute if a.name == "value"]
+            if not values:
+                raise NotAnExportError(f"{node.output[0]} holds no tensor")
+            shapes[node.output[0]] = values[0]
     if set(shapes) != set(COUNTED_SHAPES):
         raise NotAnExportError("its head's reshapes are not the ones of a YOLOv8-obb export")
+    made = {node.output[0]: node for node in graph.node}
+    stored = {init.name: init for init in graph.initializer}
+    dropped, cells = [], set()
+    for name, rank in ((ANCHORS, 3), (STRIDES, 2)):
+        if name in stored:
+            constant = numpy_helper.to_array(stored[name])
+        elif name in made and made[name].op_type == "Cast" and made[name].input[0] in stored:
+            dropped.append(made[name])  # stored as float16 (training.onnx_weights)
+            constant = numpy_helper.to_array(stored[made[name].input[0]])
+        else:
+            raise NotAnExportError(f"its head has no {name} built in")
+        if constant.ndim != rank:
+            raise NotAnExportError(f"{name} is shaped {constant.shape}")
+        cells.add(constant.shape[-1])
+    cells |= {int(numpy_helper.to_array(tensor)[-1]) for tensor in shapes.values()}
+    if len(cells) != 1:
+        raise NotAnExportError(f"its head's constants count different cells ({sorted(cells)})")
+    # Then changed.
     for tensor in shapes.values():
         values = numpy_helper.to_array(tensor).copy()
         values[-1] = -1
         tensor.CopyFrom(numpy_helper.from_array(values, tensor.name))
-    constants = [node for node in graph.node if node.output[0] in (ANCHORS, STRIDES)]
-    stored = {init.name for init in graph.initializer if init.name in (ANCHORS, STRIDES)}
-    if len(constants) + len(stored) != 2:
-        raise NotAnExportError("its head has no anchor points and strides built in")
-    for node in constants:  # a Cast from float16, or a Constant
+    for node in dropped:
         graph.node.remove(node)
     used = {name for node in graph.node for name in node.input}
     for init in list(graph.initializer):
-        if init.name in stored or init.name not in used:
+        if init.name in (ANCHORS, STRIDES) or init.name not in used:
             graph.initializer.remove(init)
     dims = graph.input[0].type.tensor_type.shape.dim
     for dim, name in ((dims[2], "height"), (dims[3], "width")):
         dim.Clear()
         dim.dim_param = name
-    cells = graph.output[0].type.tensor_type.shape.dim[2]
-    cells.Clear()
-    cells.dim_param = "cells"
+    count = graph.output[0].type.tensor_type.shape.dim[2]
+    count.Clear()
+    count.dim_param = "cells"
     graph.input.append(helper.make_tensor_value_info(ANCHORS, TensorProto.FLOAT,
                                                      [1, 2, "cells"]))
     graph.input.append(helper.make_tensor_value_info(STRIDES, TensorProto.FLOAT, [1, "cells"]))
     del graph.value_info[:]  # shapes inferred for the square input
     onnx.checker.check_model(model)
     return True
+
+
+def ship(export: Path, out: Path) -> None:
+    """An ultralytics export (``export``) written at ``out`` as the referee runs it: any
+    height and width (``any_size``), weights stored as float16 (``training.onnx_weights``).
+    Nothing is written when it is no such export."""
+    from training.onnx_weights import float_layers, half_weights
+
+    model = onnx.load(str(export))
+    any_size(model)
+    model = half_weights(float_layers(model))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out))
 
 
 def main() -> None:
