@@ -156,15 +156,28 @@ def test_the_detector_opened_to_any_size_computes_what_its_square_export_did(
     assert before.shape == (1, 6, 4725)
     with pytest.raises(Exception, match=r"480|4725"):  # the square export takes no other size
         run(square, picture[:, :, :288])
-    # A network missing a part is refused, and left as it was.
-    broken = onnx.ModelProto()
-    broken.CopyFrom(square)
-    for init in [i for i in broken.graph.initializer if i.name.startswith(STRIDES)]:
-        broken.graph.initializer.remove(init)
-    kept = broken.SerializeToString()
-    with pytest.raises(NotAnExportError, match=r"Constant_15"):
-        any_size(broken)
-    assert broken.SerializeToString() == kept
+    # A network missing a part, whose anchors are not the grid's, or whose head counts other
+    # cells, is refused, and left as it was.
+    def spoilt(name: str, change: object) -> onnx.ModelProto:
+        broken = onnx.ModelProto()
+        broken.CopyFrom(square)
+        for init in [i for i in broken.graph.initializer if i.name.startswith(name)]:
+            if change is None:
+                broken.graph.initializer.remove(init)
+            else:
+                values = numpy_helper.to_array(init)
+                init.CopyFrom(numpy_helper.from_array(change(values), init.name))
+        return broken
+
+    for broken, error in ((spoilt(STRIDES, None), r"no .*Constant_15"),
+                          (spoilt(ANCHORS, lambda a: a + np.asarray(0.25, a.dtype)),
+                           "not the grid"),
+                          (spoilt(COUNTED_SHAPES[0], lambda a: np.array([*a[:-1], 4724])),
+                           r"\[4724, 4725\] cells")):
+        kept = broken.SerializeToString()
+        with pytest.raises(NotAnExportError, match=error):
+            any_size(broken)
+        assert broken.SerializeToString() == kept
     # As an export is shipped (training.card_detector, detector_blend): the same numbers.
     onnx.save(square, str(tmp_path / "export.onnx"))
     ship(tmp_path / "export.onnx", tmp_path / "shipped.onnx")

@@ -68,9 +68,13 @@ def train(data: list[Path], epochs: int, imgsz: int, batch: int, out: Path,
     # convolutions shipped up to session 14 were smaller but slower (training/onnx_weights.py).
     # And any height and width, its anchors fed (a 1280 x 720 frame on 480 x 288, not 480 x
     # 480: training/detector_shapes.py).
-    from training.detector_shapes import ship
+    from training.detector_shapes import NotAnExportError, ship
 
-    ship(onnx_path, MODELS / "card_detector.onnx")
+    try:
+        ship(onnx_path, MODELS / "card_detector.onnx")
+    except NotAnExportError as error:  # (nothing written to models/; the run's weights kept)
+        raise SystemExit(f"error: the export cannot be shipped ({error}); the trained "
+                         f"weights are {best}") from None
     shutil.copy(best, MODELS / "card_detector.pt")
     metrics = getattr(results, "results_dict", {}) or {}
     meta = {

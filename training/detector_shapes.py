@@ -25,8 +25,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from referee.detection.learned import GRID_STRIDES
 
 #: The export's constants of the head: its anchor points (1 x 2 x N) and strides (1 x N),
 #: each stored as float16 behind a Cast (``training.onnx_weights``) or as float32.
@@ -42,26 +45,28 @@ class NotAnExportError(ValueError):
 
 def any_size(model: onnx.ModelProto) -> bool:
     """Open ``model`` up in place (see the module's doc); False when it was so already. A
-    network that is not such an export is refused (NotAnExportError) before any change."""
+    network that is not such an export (its head's constants named, shaped or valued
+    otherwise than ultralytics 8.3's YOLOv8-obb export makes them, with ``learned.grid``'s
+    anchors) is refused (NotAnExportError) before any change."""
+    from referee.detection.learned import grid  # (imported here: the runtime's, not torch's)
+
     graph = model.graph
     if len(graph.input) == 3 and [i.name for i in graph.input[1:]] == [ANCHORS, STRIDES]:
         return False
     if len(graph.input) != 1 or len(graph.output) != 1:
         raise NotAnExportError("expected one input and one output")
+    dims = graph.input[0].type.tensor_type.shape.dim
+    counted = graph.output[0].type.tensor_type.shape.dim
+    if len(dims) != 4 or len(counted) != 3 or not all(d.HasField("dim_value") for d in dims):
+        raise NotAnExportError("expected an input of 4 fixed dimensions and an output of 3")
     # Everything looked up and checked first.
-    shapes = {init.name: init for init in graph.initializer if init.name in COUNTED_SHAPES}
-    for node in graph.node:  # (a Constant node where the export was not folded)
-        if node.op_type == "Constant" and node.output[0] in COUNTED_SHAPES:
-            values = [a.t for a in node.attribute if a.name == "value"]
-            if not values:
-                raise NotAnExportError(f"{node.output[0]} holds no tensor")
-            shapes[node.output[0]] = values[0]
-    if set(shapes) != set(COUNTED_SHAPES):
+    stored = {init.name: init for init in graph.initializer}
+    if not set(COUNTED_SHAPES) <= set(stored):
         raise NotAnExportError("its head's reshapes are not the ones of a YOLOv8-obb export")
     made = {node.output[0]: node for node in graph.node}
-    stored = {init.name: init for init in graph.initializer}
-    dropped, cells = [], set()
-    for name, rank in ((ANCHORS, 3), (STRIDES, 2)):
+    height, width = dims[2].dim_value, dims[3].dim_value
+    dropped = []
+    for name, expected in zip((ANCHORS, STRIDES), grid(height, width), strict=True):
         if name in stored:
             constant = numpy_helper.to_array(stored[name])
         elif name in made and made[name].op_type == "Cast" and made[name].input[0] in stored:
@@ -69,30 +74,29 @@ def any_size(model: onnx.ModelProto) -> bool:
             constant = numpy_helper.to_array(stored[made[name].input[0]])
         else:
             raise NotAnExportError(f"its head has no {name} built in")
-        if constant.ndim != rank:
-            raise NotAnExportError(f"{name} is shaped {constant.shape}")
-        cells.add(constant.shape[-1])
-    cells |= {int(numpy_helper.to_array(tensor)[-1]) for tensor in shapes.values()}
-    if len(cells) != 1:
-        raise NotAnExportError(f"its head's constants count different cells ({sorted(cells)})")
+        if constant.shape != expected.shape or not np.array_equal(constant, expected):
+            raise NotAnExportError(f"{name} is not the grid of a {height} x {width} input's "
+                                   f"cells (strides {GRID_STRIDES})")
+    cells = {int(numpy_helper.to_array(stored[name])[-1]) for name in COUNTED_SHAPES}
+    if cells != {expected.shape[-1]} or counted[2].dim_value != expected.shape[-1]:
+        raise NotAnExportError(f"its head counts {sorted(cells)} cells, its grid "
+                               f"{expected.shape[-1]}")
     # Then changed.
-    for tensor in shapes.values():
-        values = numpy_helper.to_array(tensor).copy()
+    for name in COUNTED_SHAPES:
+        values = numpy_helper.to_array(stored[name]).copy()
         values[-1] = -1
-        tensor.CopyFrom(numpy_helper.from_array(values, tensor.name))
+        stored[name].CopyFrom(numpy_helper.from_array(values, name))
     for node in dropped:
         graph.node.remove(node)
     used = {name for node in graph.node for name in node.input}
-    for init in list(graph.initializer):
-        if init.name in (ANCHORS, STRIDES) or init.name not in used:
-            graph.initializer.remove(init)
-    dims = graph.input[0].type.tensor_type.shape.dim
+    gone = {ANCHORS, STRIDES} | {node.input[0] for node in dropped if node.input[0] not in used}
+    for init in [init for init in graph.initializer if init.name in gone]:
+        graph.initializer.remove(init)
     for dim, name in ((dims[2], "height"), (dims[3], "width")):
         dim.Clear()
         dim.dim_param = name
-    count = graph.output[0].type.tensor_type.shape.dim[2]
-    count.Clear()
-    count.dim_param = "cells"
+    counted[2].Clear()
+    counted[2].dim_param = "cells"
     graph.input.append(helper.make_tensor_value_info(ANCHORS, TensorProto.FLOAT,
                                                      [1, 2, "cells"]))
     graph.input.append(helper.make_tensor_value_info(STRIDES, TensorProto.FLOAT, [1, "cells"]))
@@ -104,11 +108,14 @@ def any_size(model: onnx.ModelProto) -> bool:
 def ship(export: Path, out: Path) -> None:
     """An ultralytics export (``export``) written at ``out`` as the referee runs it: any
     height and width (``any_size``), weights stored as float16 (``training.onnx_weights``).
-    Nothing is written when it is no such export."""
+    Nothing is written when it is no such export (NotAnExportError, naming ``export``)."""
     from training.onnx_weights import float_layers, half_weights
 
     model = onnx.load(str(export))
-    any_size(model)
+    try:
+        any_size(model)
+    except NotAnExportError as error:
+        raise NotAnExportError(f"{export}: {error}") from None
     model = half_weights(float_layers(model))
     onnx.checker.check_model(model)
     onnx.save(model, str(out))

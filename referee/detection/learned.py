@@ -153,7 +153,8 @@ class CardDetector:
         and width, a picture wider than tall lies on as few rows of cells as hold it, as far
         from the grid of the coarsest cells as on that square (the square's bands less whole
         cells: a 1280 x 720 frame on 480 x 288, 9 rows of grey above it, not 105; the
-        network's outputs change with that distance, see GRID_STRIDES). One taller than wide
+        network's outputs change with that distance: a 960 x 450 picture centred on its rows
+        moved boxes to 0.67 overlap, tests/detection/test_runtime.py). One taller than wide
         lies on the square still: on upright phone photos, bands of 28 columns instead of 60
         lost 12 real cards found and found 4 (session 57, models/README.md)."""
         left = round((self.size - new_w) / 2 - 0.1)
@@ -225,7 +226,8 @@ class CardDetector:
 @cache
 def grid(height: int, width: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """The anchor points (1 x 2 x N: x, y in input pixels over the stride) and strides (1 x
-    N) of a YOLOv8 head's cells on a ``height`` x ``width`` input, stride by stride
+    N) of a YOLOv8 head's cells on a ``height`` x ``width`` input (multiples of the largest
+    stride, as ``CardDetector._placement`` makes them), stride by stride
     (GRID_STRIDES) and row by row, as ultralytics' ``make_anchors`` (offset 0.5) orders
     them and as its export builds them into a square network."""
     points, strides = [], []
@@ -234,8 +236,11 @@ def grid(height: int, width: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[
                                  np.arange(width // stride) + 0.5, indexing="ij")
         points.append(np.stack([cols.ravel(), rows.ravel()]))
         strides.append(np.full(rows.size, stride))
-    return (np.concatenate(points, axis=1)[None].astype(np.float32),
-            np.concatenate(strides)[None].astype(np.float32))
+    out = (np.concatenate(points, axis=1)[None].astype(np.float32),
+           np.concatenate(strides)[None].astype(np.float32))
+    for array in out:
+        array.flags.writeable = False  # (cached: every caller gets these very arrays)
+    return out
 
 
 def _waited(running: list[Callable[[], list[Any]]]) -> list[npt.NDArray[Any]]:

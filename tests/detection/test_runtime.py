@@ -97,27 +97,29 @@ def test_the_detector_boxes_a_frame_on_its_own_shape_as_on_the_square_it_was_tra
     detector = CardDetector(refine=False, runtime="onnxruntime")
     resized, _, left, top = detector._scaled(frame)
     assert (detector._letterbox(resized, left, top).shape, (left, top)) == placed
-    ours = detector.find(frame, mirrored=True)
     square = CardDetector(refine=False, runtime="onnxruntime")
     monkeypatch.setattr(square, "_placement", lambda w, h: (480, 480, round((480 - w) / 2 - 0.1),
                                                            round((480 - h) / 2 - 0.1)))
     resized, _, left, top = square._scaled(frame)
     assert square._letterbox(resized, left, top).shape == (1, 3, 480, 480)
-    theirs = square.find(frame, mirrored=True)
+    if placed[0][2:] == (480, 480):
+        return  # (an upright picture lies on the square: nothing else to compare)
+    # Boxes scored 0.3 or more match boxes of the other (down to 0.1), in place: anchors in
+    # another order, or the picture placed elsewhere on the input, would move them all; the
+    # 960 x 450 picture centred on 480 x 256 (15 rows above it, not 31) moves some to 0.67
+    # overlap and scores them up to 0.5 apart. On the whole frame the grey bands' width
+    # alone moves a box of two cards lying over each other (0.71 overlap, 0.12 apart).
+    ours, theirs = detector.find(frame, min_score=0.1), square.find(frame, min_score=0.1)
     assert len([b for b in ours if b.score >= 0.4]) >= 6
-    # Boxes match, in place: anchors in another order, or the picture placed elsewhere on
-    # the input, would move them all; the 960 x 450 picture centred on 480 x 256 (15 rows
-    # above it, not 31) moves some and scores them up to 0.5 apart. On the whole frame the
-    # grey bands' width alone moves a box of two cards lying over each other (0.7 overlap).
-    whole = rows == (0, 540) and cols == (0, 960)
+    whole = rows == (0, 540)
     for these, those in ((ours, theirs), (theirs, ours)):
         overlaps = []
         for box in these:
-            if box.score < 0.2:
+            if box.score < 0.3:
                 continue
             best = max(those, key=lambda other: overlap(box.corners, other.corners))
             overlaps.append(overlap(box.corners, best.corners))
-            assert abs(best.score - box.score) < (0.15 if whole else 0.05)
+            assert abs(best.score - box.score) < (0.2 if whole else 0.05)
         if whole:
             assert min(overlaps) > 0.6 and sorted(overlaps)[1] > 0.9
         else:
