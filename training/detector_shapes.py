@@ -29,7 +29,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from referee.detection.learned import GRID_STRIDES
+from referee.detection.learned import GRID_STRIDES, grid
 
 #: The export's constants of the head: its anchor points (1 x 2 x N) and strides (1 x N),
 #: each stored as float16 behind a Cast (``training.onnx_weights``) or as float32.
@@ -46,10 +46,8 @@ class NotAnExportError(ValueError):
 def any_size(model: onnx.ModelProto) -> bool:
     """Open ``model`` up in place (see the module's doc); False when it was so already. A
     network that is not such an export (its head's constants named, shaped or valued
-    otherwise than ultralytics 8.3's YOLOv8-obb export makes them, with ``learned.grid``'s
+    otherwise than ultralytics' YOLOv8-obb export makes them (8.3 and 8.4), with ``learned.grid``'s
     anchors) is refused (NotAnExportError) before any change."""
-    from referee.detection.learned import grid  # (imported here: the runtime's, not torch's)
-
     graph = model.graph
     if len(graph.input) == 3 and [i.name for i in graph.input[1:]] == [ANCHORS, STRIDES]:
         return False
@@ -66,7 +64,9 @@ def any_size(model: onnx.ModelProto) -> bool:
     made = {node.output[0]: node for node in graph.node}
     height, width = dims[2].dim_value, dims[3].dim_value
     dropped = []
-    for name, expected in zip((ANCHORS, STRIDES), grid(height, width), strict=True):
+    built = grid(height, width)
+    count = built[1].shape[-1]
+    for name, expected in zip((ANCHORS, STRIDES), built, strict=True):
         if name in stored:
             constant = numpy_helper.to_array(stored[name])
         elif name in made and made[name].op_type == "Cast" and made[name].input[0] in stored:
@@ -78,9 +78,8 @@ def any_size(model: onnx.ModelProto) -> bool:
             raise NotAnExportError(f"{name} is not the grid of a {height} x {width} input's "
                                    f"cells (strides {GRID_STRIDES})")
     cells = {int(numpy_helper.to_array(stored[name])[-1]) for name in COUNTED_SHAPES}
-    if cells != {expected.shape[-1]} or counted[2].dim_value != expected.shape[-1]:
-        raise NotAnExportError(f"its head counts {sorted(cells)} cells, its grid "
-                               f"{expected.shape[-1]}")
+    if cells != {count} or counted[2].dim_value != count:
+        raise NotAnExportError(f"its head counts {sorted(cells)} cells, its grid {count}")
     # Then changed.
     for name in COUNTED_SHAPES:
         values = numpy_helper.to_array(stored[name]).copy()
