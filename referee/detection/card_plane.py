@@ -268,8 +268,7 @@ def _fitted(outlines: Sequence[Corners], image_size: tuple[int, int],
     if not _sees_table(h, k1, units.half):
         return None
     image_to_table = h @ units.matrix
-    lens = Lens(np.array([[unit, 0, middle[0]], [0, unit, middle[1]], [0, 0, 1]]),
-                np.array([k1, 0.0, 0.0, 0.0, 0.0])) if k1 != 0.0 else None
+    lens = Lens(units.pixels, np.array([k1, 0.0, 0.0, 0.0, 0.0])) if k1 != 0.0 else None
     return CardPlane(PlaneMap(lens, image_to_table / image_to_table[2, 2], (width, height)),
                      card_mm, int(fits.sum()), off)
 
@@ -281,20 +280,29 @@ class _Normalised:
 
     middle: FloatArray
     unit: float
-    #: the picture's half width and half height, normalised
-    half: tuple[float, float]
 
     @classmethod
     def of(cls, image_size: tuple[int, int]) -> _Normalised:
         width, height = image_size
-        unit = float(max(width, height))
-        return cls(np.array([width / 2, height / 2]), unit, (width / 2 / unit, height / 2 / unit))
+        return cls(np.array([width / 2, height / 2]), float(max(width, height)))
+
+    @property
+    def half(self) -> tuple[float, float]:
+        """The picture's half width and half height, normalised."""
+        return float(self.middle[0] / self.unit), float(self.middle[1] / self.unit)
 
     @property
     def matrix(self) -> FloatArray:
         """Pixels -> normalised pixels."""
         m, u = self.middle, self.unit
         return np.array([[1 / u, 0, -m[0] / u], [0, 1 / u, -m[1] / u], [0, 0, 1]])
+
+    @property
+    def pixels(self) -> FloatArray:
+        """Normalised pixels -> pixels (``matrix``'s inverse; a camera matrix whose focal
+        length is ``unit``)."""
+        m, u = self.middle, self.unit
+        return np.array([[u, 0, m[0]], [0, u, m[1]], [0, 0, 1]])
 
 
 def _starts(quads: FloatArray, card_mm: tuple[float, float]) -> list[FloatArray]:
@@ -408,8 +416,7 @@ def one_card_plane(outline: Corners, image_size: tuple[int, int],
         if abs(np.linalg.det(table_to_image)) < 1e-12:
             continue
         image_to_table = np.linalg.inv(table_to_image)
-        if not _sees_table(np.asarray(image_to_table @ np.linalg.inv(units.matrix),
-                                      dtype=np.float64), 0.0, units.half):
+        if not _sees_table(image_to_table @ units.pixels, 0.0, units.half):
             continue
         plane = PlaneMap(None, image_to_table / image_to_table[2, 2], (width, height))
         off = _card_errors(np.eye(3), plane.to_table(pixels)[None], size)[0]
