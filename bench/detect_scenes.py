@@ -29,6 +29,8 @@ size (a bridge deck: 57x89), and ``--assume-mm WxL`` tells ``detect`` a card's s
 table (the calibration's ``card_mm``; by default the cards' own with ``--card-mm``, else 63x88
 on a calibrated table and nothing otherwise, as ``referee detect`` without a calibration is
 told nothing; ``--assume-mm unknown`` tells it nothing).
+``--backs`` lays about a quarter of the cards face down instead of 8% (``random_scene``'s
+``backs``: other scenes, from the same seed), for enough backs of each held-out design.
 ``--csv FILE`` writes one row per counted card (scene, deck, truth, visible fraction, width in
 pixels (its shortest side), found, IoU, read), to compare two models card by card.
 """
@@ -166,6 +168,9 @@ def main() -> None:
                         help="the card size detect is told, WxL mm, or 'unknown' (default: "
                              "--card-mm; without it, 63x88 on a calibrated table and else "
                              "unknown, as referee detect without a calibration)")
+    parser.add_argument("--backs", action="store_true",
+                        help="lay about a quarter of the cards face down (8%% otherwise): "
+                             "enough backs of the held-out designs to measure")
     finders.add_arguments(parser)
     args = parser.parse_args()
     identifier, detector, shapes_too = finders.models(args)
@@ -185,7 +190,8 @@ def main() -> None:
     rows: list[dict[str, object]] = []
     for scene_index in range(args.scenes):
         state = rng.bit_generator.state
-        renderer, scene, deck = random_scene(rng, args.split, image_size=DEFAULT_SIZE)
+        renderer, scene, deck = random_scene(rng, args.split, image_size=DEFAULT_SIZE,
+                                             backs=args.backs)
         image, truth = renderer.render(_resized(scene, args.card_mm))
         if args.size != DEFAULT_SIZE:
             # The same scene at the size asked for: rendering draws from the scenes' stream
@@ -193,7 +199,8 @@ def main() -> None:
             # the default size only after a picture of that size.
             twin = np.random.default_rng()
             twin.bit_generator.state = state
-            renderer, scene, deck = random_scene(twin, args.split, image_size=args.size)
+            renderer, scene, deck = random_scene(twin, args.split, image_size=args.size,
+                                                 backs=args.backs)
             image, truth = renderer.render(_resized(scene, args.card_mm))
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         assert ok
@@ -265,7 +272,7 @@ def main() -> None:
     print(json.dumps({
         "split": args.split, "finder": args.finder, "verifier": args.verifier,
         "runtime": finders.runtime(detector),
-        "scenes": args.scenes, "calibrated": args.calibrated,
+        "scenes": args.scenes, "backs": args.backs, "calibrated": args.calibrated,
         "card_mm": list(args.card_mm or CARD_MM),
         "assumed_mm": list(told) if told is not None
         else list(CARD_MM) if args.calibrated else UNKNOWN, "cards": cards,
