@@ -898,14 +898,14 @@ def _near(corners: np.ndarray) -> Callable[[np.ndarray], bool]:
                               .min(axis=1).max() < 2)
 
 
-@pytest.mark.parametrize(("near", "far", "polished"), [
-    (("QS", 0.95), ("QS", 0.7), True),   # the same card, read surer or not: polished
-    (("QS", 0.5), ("QS", 0.7), True),
-    (("QH", 0.9), ("QS", 0.7), True),    # another card, read surer: polished
-    (("QH", 0.65), ("QS", 0.7), False),  # another card, read less surely: as it was
+@pytest.mark.parametrize(("near", "far", "read"), [
+    (("QS", 0.95), ("QS", 0.7), ("QS", 0.95)),  # the same card, read surer or not: read there
+    (("QS", 0.5), ("QS", 0.7), ("QS", 0.5)),
+    (("QH", 0.9), ("QS", 0.7), ("QH", 0.9)),    # another card, read surer: read there
+    (("QH", 0.65), ("QS", 0.7), ("QS", 0.7)),   # another card, read less surely: as first read
 ])
-def test_a_polished_outline_is_read_again_and_kept_unless_it_reads_worse(
-        near: tuple[str, float], far: tuple[str, float], polished: bool) -> None:
+def test_a_polished_outline_is_kept_and_read_again_there_unless_it_reads_worse(
+        near: tuple[str, float], far: tuple[str, float], read: tuple[str, float]) -> None:
     image = np.full((480, 640, 3), 60, np.uint8)
     card = np.asarray(cv2.boxPoints(((320.0, 240.0), (126.0, 176.0), 20.0)), np.float64)
     cv2.fillPoly(image, [np.round(card).astype(np.int32)], (235, 235, 235), cv2.LINE_AA)
@@ -918,10 +918,10 @@ def test_a_polished_outline_is_read_again_and_kept_unless_it_reads_worse(
     found = detect(image, _ReadsIf(_near(card), near, far), finder,  # type: ignore[arg-type]
                    shapes_too=False)
     (seen,) = found.cards
-    if polished:
-        assert _iou(np.array(seen.corners), card) > 0.98 and seen.card == near[0]
-    else:
-        assert np.abs(np.array(seen.corners) - astray).max() < 0.1 and seen.card == far[0]
+    # The outline on the card's edges stays, whatever its corners read (a design never seen
+    # may read worse there than from a box askew: session 58, models/README.md).
+    assert _iou(np.array(seen.corners), card) > 0.98
+    assert (seen.card, seen.confidence) == read
 
 
 def _squared_pair(turn: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
