@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -477,6 +477,19 @@ class CardIdentifier:
                     for i, ((first, second), outline) in enumerate(zip(cuts, outlines,
                                                                        strict=True))]
         return readings if quick else self.confirm(readings, uncovered, clear=clear)
+
+    def moved(self, reading: CardReading, corners: npt.ArrayLike) -> CardReading:
+        """A quick reading (``identify_many(..., quick=True)``) kept for the card now outlined
+        at ``corners``: the same reading of its index corners (as cut where it was read),
+        its face and end bands cut at ``corners`` when ``confirm`` reads them, and which
+        index corners and how much of it lie in the picture judged there."""
+        cut = reading.cut
+        if cut is None:
+            raise ValueError("moved() takes readings made by identify_many(quick=True)")
+        outline = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+        return replace(reading, cut=_Cut(cut.corners, cut.probabilities, cut.image, outline,
+                                         _index_seen(outline, cut.image, self.index_mm),
+                                         share_in_picture(outline, cut.image)))
 
     def backs(self, image: Image, cards: Sequence[npt.ArrayLike], *,
               at_least: float = FACE_SURE,

@@ -330,14 +330,15 @@ def detect(image: Image, identifier: CardIdentifier | None,
         chosen = _one_of_each(chosen, outlines, [r.card for r in found], priority)
         # A learned box is larger than its card: tightened from its box shrunk to a card's
         # size, an outline may lie on the card's edges better (``polish``); and the corner
-        # model reads the card's corners round it (``_cornered``). That outline is kept, and
-        # the card identified again there: that reading is taken unless it is another card
-        # read less surely, when the first stays (its face and end bands then read where it
-        # was read). Till session 58 the outline went back to where it was too; but the
-        # index model reads some corners of a design never seen less surely on the card's
-        # true edges than from a box askew (held-out frames: cards at least 40% visible
-        # within IoU 0.9 74.7 -> 75.2%, read right 87.4 -> 87.7%; models/README.md). (One
-        # looked at again is so outlined and read already.)
+        # model reads the card's corners round it (``_cornered``). The card is identified
+        # again there: that reading is taken unless it is another card read less surely.
+        # Then the first reading stays, and so does the new outline (its face and end bands
+        # read there, ``CardIdentifier.moved``) unless it lies on another chosen outline's
+        # card (SAME_CARD_IOU: moved onto a neighbour's edges), when the outline goes back
+        # to where it was. (Till session 58 it always went back; but the index model reads
+        # some corners of a design never seen less surely on the card's true edges than
+        # from a box askew: models/README.md.) (One looked at again is so outlined and read
+        # already.)
         todo = [k for k, i in enumerate(chosen) if i not in looked]
         polished = [outlines[i] for i in chosen]
         for k, outline in zip(todo, _outlined(image, slopes, corner_model,
@@ -350,6 +351,10 @@ def detect(image: Image, identifier: CardIdentifier | None,
             i = chosen[k]
             if reading.card == found[i].card or reading.confidence >= found[i].confidence:
                 found[i] = reading
+            elif _onto_another(polished, k):
+                polished[k] = outlines[i]
+            else:
+                found[i] = identifier.moved(found[i], polished[k].corners)
         outlines = polished
         # A card under another, squared up with it, shows a strip beyond one of its sides:
         # the detector often outlines the two as one. Outlines a card's width or length
@@ -749,6 +754,13 @@ def _parts(corners: Sequence[npt.NDArray[np.float64]], cards: Sequence[str],
         j != i and suited(cards[j]) and shapes[i].area <= shapes[j].area
         and _inside_share(shapes[i], shapes[j]) >= SAME_CARD_INSIDE for j in range(len(cards)))
         for i, card in enumerate(cards)]
+
+
+def _onto_another(outlines: Sequence[Outline], k: int) -> bool:
+    """Whether outline ``k`` lies on the card another of ``outlines`` outlines (IoU at least
+    SAME_CARD_IOU)."""
+    return any(quad_iou(outlines[k].corners, other.corners) >= SAME_CARD_IOU
+               for j, other in enumerate(outlines) if j != k)
 
 
 def _fragments(areas: Sequence[float], shared: Sequence[Sequence[float]],
