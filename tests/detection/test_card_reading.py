@@ -24,6 +24,7 @@ from referee.detection.cards import (
     CardReading,
     ModelMissingError,
     joker_checked,
+    share_in_picture,
 )
 from synth import effects
 from synth.camera import Camera
@@ -268,6 +269,36 @@ def _seven_of_clubs() -> tuple[np.ndarray, np.ndarray]:
     clean = effects.Photometry.random(np.random.default_rng(0), clean=True)
     image, truth = Renderer(camera, np.random.default_rng(1), clean).render(scene)
     return image, np.array(truth.objects[0].corners_px)
+
+
+def test_a_reading_moved_to_another_outline_reads_the_face_there(
+        identifier: CardIdentifier) -> None:
+    image, corners = _seven_of_clubs()
+    centre = corners.mean(axis=0)
+    loose = centre + (corners - centre) * 1.12 + (6.0, -4.0)  # a box askew round the card
+    quick, = identifier.identify_many(image, [loose], quick=True)
+    moved = identifier.moved(quick, corners)
+    # the corners' reading stays as it was read, from the box
+    assert (moved.card, moved.confidence, moved.corners, moved.alternatives) == (
+        quick.card, quick.confidence, quick.corners, quick.alternatives)
+    assert moved.cut is not None and quick.cut is not None
+    assert np.array_equal(moved.cut.probabilities, quick.cut.probabilities)
+    # the face and end bands are cut where the card now is: as read there from the start
+    there, = identifier.identify_many(image, [corners], quick=True)
+    assert there.cut is not None
+    assert np.array_equal(moved.cut.face(), there.cut.face())
+    assert not np.array_equal(moved.cut.face(), quick.cut.face())
+    assert all(np.array_equal(a, b) for a, b in zip(moved.cut.bands(), there.cut.bands(),
+                                                    strict=True))
+    confirmed, = identifier.confirm([moved], [True])
+    assert confirmed.face == identifier.confirm([there], [True])[0].face
+    # what of it lies in the picture is judged there too
+    beyond = corners - (0.0, float(corners[:, 1].max()) - 60.0)  # most of it above the top
+    cut = identifier.moved(quick, beyond).cut
+    assert cut is not None and cut.in_picture == share_in_picture(beyond, image) < 0.5
+    assert cut.seen != (True, True) and quick.cut.seen == (True, True)
+    with pytest.raises(ValueError, match="quick=True"):
+        identifier.moved(CardReading("7C", 0.9, (("7C", 0.9), ("7C", 0.9))), corners)
 
 
 def test_the_index_model_s_members_are_averaged_in_and_a_quick_reading_confirmed_later(

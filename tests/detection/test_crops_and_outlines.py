@@ -419,6 +419,8 @@ class _Reads:
         return out
 
     def moved(self, reading, corners):  # type: ignore[no-untyped-def]
+        # (the outlines readings were moved to, in turn: ``moved_to``)
+        self.__dict__.setdefault("moved_to", []).append(corners)
         return reading  # (as the real one: the same reading; no face here to cut anew)
 
     def confirm(self, readings, uncovered=None, *, ensemble=True, clear=None, check_jokers=True):  # type: ignore[no-untyped-def]
@@ -918,13 +920,32 @@ def test_a_polished_outline_is_kept_and_read_again_there_unless_it_reads_worse(
     # an outline that missed the card's edges, tightened from a box as much larger than the
     # card as the detector's median box
     finder = _FindsOutlines([Outline(astray, 0.6, learned=True, box=box)])
-    found = detect(image, _ReadsIf(_near(card), near, far), finder,  # type: ignore[arg-type]
-                   shapes_too=False)
+    reader = _ReadsIf(_near(card), near, far)
+    found = detect(image, reader, finder, shapes_too=False)  # type: ignore[arg-type]
     (seen,) = found.cards
     # The outline on the card's edges stays, whatever its corners read (a design never seen
     # may read worse there than from a box askew: session 58, models/README.md).
     assert _iou(np.array(seen.corners), card) > 0.98
     assert (seen.card, seen.confidence) == read
+    # a first reading kept is moved there (its face and end bands cut there)
+    moved_to = reader.__dict__.get("moved_to", [])
+    if read == far:
+        (to,) = moved_to
+        assert _iou(np.asarray(to, float), card) > 0.98
+    else:
+        assert moved_to == []
+
+
+def test_an_outline_lies_on_another_s_card_when_they_overlap_as_one_card() -> None:
+    from referee.detection.detect import _onto_another
+
+    card = _rect(100, 100, 126, 176)
+    beside = _rect(240, 100, 126, 176)  # a card lying apart from it
+    on_it = _rect(110, 105, 126, 176)   # the same card outlined a little off
+    assert not _onto_another([Outline(card, 0.9), Outline(beside, 0.9)], 0)
+    assert _onto_another([Outline(card, 0.9), Outline(beside, 0.9), Outline(on_it, 0.5)], 0)
+    assert _onto_another([Outline(card, 0.9), Outline(on_it, 0.5)], 1)
+    assert not _onto_another([Outline(card, 0.9)], 0)  # (not with itself)
 
 
 def _squared_pair(turn: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
