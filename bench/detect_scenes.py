@@ -29,8 +29,9 @@ size (a bridge deck: 57x89), and ``--assume-mm WxL`` tells ``detect`` a card's s
 table (the calibration's ``card_mm``; by default the cards' own with ``--card-mm``, else 63x88
 on a calibrated table and nothing otherwise, as ``referee detect`` without a calibration is
 told nothing; ``--assume-mm unknown`` tells it nothing).
-``--backs`` lays about a quarter of the cards face down instead of 8% (``random_scene``'s
-``backs``: other scenes, from the same seed), for enough backs of each held-out design.
+``--backs`` lays a quarter of the cards that would lie face up face down too (about 31% of
+the cards face down instead of 8%; ``random_scene``'s ``backs``: other scenes from the same
+seed), for enough backs of each held-out design.
 ``--csv FILE`` writes one row per counted card (scene, deck, truth, visible fraction, width in
 pixels (its shortest side), found, IoU, read), to compare two models card by card.
 """
@@ -169,7 +170,7 @@ def main() -> None:
                              "--card-mm; without it, 63x88 on a calibrated table and else "
                              "unknown, as referee detect without a calibration)")
     parser.add_argument("--backs", action="store_true",
-                        help="lay about a quarter of the cards face down (8%% otherwise): "
+                        help="lay about 31%% of the cards face down (8%% otherwise): "
                              "enough backs of the held-out designs to measure")
     finders.add_arguments(parser)
     args = parser.parse_args()

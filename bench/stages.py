@@ -6,11 +6,14 @@ Renders the frames ``bench/detect_scenes.py`` renders (the same seed gives the s
 stores each as JPEG, runs ``detect`` once on the first to open the models, then times every
 frame end to end (decoding the JPEG included) and, inside it, each stage ``STAGES`` names:
 wall-clock milliseconds a frame and the CPU milliseconds the whole process spent meanwhile
-(every thread: the ratio of the two shows how much of the stage kept both cores busy).
-Stages nest (``CardDetector.find`` holds the network's passes, the shape finder, tightening
-and decoding), so their times add up to more than a frame's. Prints a table, then the same
-figures as one JSON line. Times vary by a tenth between runs on a shared machine: compare
-two versions in turn, the same hour.
+(every thread's; onnxruntime's threads wait busy for a while after a run, so some of the
+network's CPU time falls to the stage after it). Stages nest (``CardDetector.find`` holds
+the network's passes, the shape finder, tightening and decoding), so their times add up to
+more than a frame's; a function several stages call (``identify_many``, ``_outlined``) is
+timed over all its calls (the calls a frame say how many). Where OpenVINO runs the network,
+its passes only start in ``start`` and are waited for in ``_waited``. Prints a table, then
+the same figures as one JSON line. Times vary by a tenth between runs on a shared machine:
+compare two versions in turn, the same hour.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ SIZE = (1280, 720)
 STAGES: tuple[tuple[Any, str, str], ...] = (
     (learned.CardDetector, "find", "outlines: detector and shape finder (find)"),
     (learned, "start", "  the network's passes (start)"),
+    (learned, "_waited", "  the network's passes waited for (_waited)"),
     (detect, "find_cards", "  the shape finder (find_cards)"),
     (learned, "tighten", "  boxes moved onto edges (tighten)"),
     (learned, "decode", "  the network's output decoded (decode)"),
@@ -72,13 +76,16 @@ class Timer:
 
     def wrap(self, stages: tuple[tuple[Any, str, str], ...] = STAGES) -> Callable[[], None]:
         """Time every stage from now on; returns what puts the functions back."""
-        undo = []
-        for owner, name, label in stages:
+        originals = []
+        for owner, name, _ in stages:  # (all looked up before any is wrapped)
             original = owner.__dict__.get(name) if isinstance(owner, type) \
                 else getattr(owner, name, None)
             if original is None:
                 raise SystemExit(f"bench/stages.py: {getattr(owner, '__name__', owner)} has "
                                  f"no {name} to time (rename it in STAGES)")
+            originals.append(original)
+        undo = []
+        for (owner, name, label), original in zip(stages, originals, strict=True):
             setattr(owner, name, self.timed(label, original))
             undo.append((owner, name, original))
 

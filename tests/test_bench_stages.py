@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 import sys
 import types
 from pathlib import Path
@@ -21,6 +23,25 @@ def test_every_stage_named_is_there_to_time() -> None:
         assert label.strip()
     labels = [label for _, _, label in stages.STAGES]
     assert len(set(labels)) == len(labels)
+
+
+def test_a_module_s_stage_is_one_that_module_calls_by_that_name() -> None:
+    # A function is timed where it is looked up: in the module that calls it by its global
+    # name (``detect`` calls ``find_cards``, ``learned`` calls ``start``). Wrapped where no
+    # one looks it up, a stage would read 0 ms.
+    for owner, name, _ in stages.STAGES:
+        if not isinstance(owner, type):
+            called = rf"(?<!def )(?<![.\w]){re.escape(name)}\("
+            assert re.search(called, inspect.getsource(owner)), (owner.__name__, name)
+
+
+def test_a_stage_that_is_gone_leaves_none_wrapped() -> None:
+    module = types.SimpleNamespace(work=lambda x: x + 1)
+    original = module.work
+    with pytest.raises(SystemExit):
+        stages.Timer().wrap(((module, "work", "working"),
+                             (types.SimpleNamespace(), "vanished", "gone")))
+    assert module.work is original
 
 
 def test_the_timer_counts_calls_and_time_and_puts_the_functions_back() -> None:
