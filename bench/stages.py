@@ -84,13 +84,11 @@ class Timer:
                 raise SystemExit(f"bench/stages.py: {getattr(owner, '__name__', owner)} has "
                                  f"no {name} to time (rename it in STAGES)")
             originals.append(original)
-        undo = []
         for (owner, name, label), original in zip(stages, originals, strict=True):
             setattr(owner, name, self.timed(label, original))
-            undo.append((owner, name, original))
 
         def restore() -> None:
-            for owner, name, original in reversed(undo):
+            for (owner, name, _), original in zip(stages, originals, strict=True):
                 setattr(owner, name, original)
         return restore
 
