@@ -269,15 +269,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
                     if i not in others and _cardlike(outlines[i], r, boxes)]
         looked: dict[int, tuple[Outline, CardReading]] = {}
         if corner_model is not None and verifier is not None:
-            # A faint box on a card no card-like outline outlines (as the same card, IoU
-            # SAME_CARD_IOU), boxed a few pixels off, may read as no card there: it is
-            # outlined and read again (``_second_look``). (A card-like outline overlaps
-            # itself wholly, so none is looked at.)
-            faint = [i for i, o in enumerate(outlines)
-                     if i not in others and _faint(o) and not o.split
-                     and any(suited(cls) for cls, _ in found[i].corners)
-                     and all(quad_iou(o.corners, outlines[k].corners) < SAME_CARD_IOU
-                             for k in cardlike)]
+            # A faint box on a card no card-like outline outlines, boxed a few pixels off,
+            # may read as no card there: it is outlined and read again (``_second_look``).
+            faint = [i for i in _unseen_faint(outlines, found, cardlike) if i not in others]
             looked = _second_look(image, slopes, identifier, corner_model, outlines, faint)
             for i, (outline, reading) in looked.items():
                 outlines[i], found[i] = outline, reading
@@ -576,12 +570,30 @@ def _cornered(image: Image, model: CornerModel, outlines: list[Outline]) -> list
     return out
 
 
+def _unseen_faint(outlines: Sequence[Outline], found: Sequence[CardReading],
+                  cardlike: Sequence[int]) -> list[int]:
+    """The faint boxes (indices into ``outlines``, ``found`` their quick readings) to look
+    at again (``_second_look``): those one of whose corners reads as a face-up card, on a
+    card no ``cardlike`` outline outlines (as the same card: IoU SAME_CARD_IOU; a card-like
+    outline overlaps itself wholly, so none is looked at again).
+
+    An end of a merged box (``Outline.split``: two cards side by side, one over the other,
+    boxed as one) is not hidden so by a card-like outline read ``??``: that is mostly the
+    merged box itself, which reads as neither card. (Till session 59 no end was looked at
+    again, and the top card of two lying so was lost or read as the other: real photos'
+    nine of hearts over an ace of diamonds, models/README.md.)"""
+    return [i for i, o in enumerate(outlines)
+            if _faint(o) and any(suited(cls) for cls, _ in found[i].corners)
+            and all(quad_iou(o.corners, outlines[k].corners) < SAME_CARD_IOU
+                    for k in cardlike if not (o.split and found[k].card == UNSURE))]
+
+
 def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
                  model: CornerModel, outlines: Sequence[Outline],
                  faint: Sequence[int]) -> dict[int, tuple[Outline, CardReading]]:
     """Of the ``faint`` outlines (indices into ``outlines``), those that, ``polish``ed and
-    ``_cornered``, read as a face-up card at least FAINT_SURE sure: each with its outline and
-    reading there.
+    ``_cornered``, read as a face-up card at least FAINT_SURE sure (an end of a merged box,
+    SPLIT_SURE, as when first read: ``_cardlike``): each with its outline and reading there.
 
     A card the detector boxes only faintly and a few pixels off may read as no card there
     (real photos: a king on a tiled floor, an ace on papers). ``detect`` looks again at the
@@ -594,7 +606,8 @@ def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
         return {}  # (one not moved reads as before: no face-up card for sure)
     again = identifier.identify_many(image, [o.corners for _, o in moved], quick=True)
     return {i: (outline, reading) for (i, outline), reading in zip(moved, again, strict=True)
-            if suited(reading.card) and reading.confidence >= FAINT_SURE}
+            if suited(reading.card)
+            and reading.confidence >= (SPLIT_SURE if outlines[i].split else FAINT_SURE)}
 
 
 def _redone(image: Image, slopes: Gradients, model: CornerModel,
