@@ -597,10 +597,10 @@ def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
 
     A card the detector boxes only faintly and a few pixels off may read as no card there
     (real photos: a king on a tiled floor, an ace on papers). ``detect`` looks again at the
-    faint boxes that no card-like outline outlines as the same card, one of whose corners
-    reads as a face-up card; the verifier then judges those so read, as it judges every
-    card-like outline, so one less than JUDGED_SHARE in the picture is not taken (session
-    45, models/README.md)."""
+    faint boxes ``_unseen_faint`` names (those no card-like outline outlines as the same
+    card, one of whose corners reads as a face-up card); the verifier then judges those so
+    read, as it judges every card-like outline, so one less than JUDGED_SHARE in the picture
+    is not taken (session 45, models/README.md)."""
     moved = _redone(image, slopes, model, outlines, faint)
     if not moved:
         return {}  # (one not moved reads as before: no face-up card for sure)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from shapely.geometry import Polygon
 
-from referee.detection.cards import JOKER_CORNER_SURE, MODELS_DIR, CardIdentifier
+from referee.detection.cards import JOKER_CORNER_SURE, MODELS_DIR, CardIdentifier, CardReading
 from referee.detection.crops import (
     FACE_CROP_PX,
     LEGACY_INDEX_MM,
@@ -766,6 +766,34 @@ def test_an_end_of_a_merged_box_looked_at_again_needs_a_surer_reading(
     assert [c.card for c in found.cards] == (["KH"] if kept else [])
 
 
+def test_a_card_boxed_with_its_neighbour_is_found_by_its_end_of_the_merged_box() -> None:
+    # The detector boxes a card and the strip of another beside it as one box squarer than a
+    # card (read ??), and splits off the card's end; that end, outlined again on the card,
+    # reads as it for sure and is the card (real photos: a nine over an ace, session 59).
+    from referee.detection.learned import SPLIT_SCORE
+    from referee.detection.outlines import quad_iou
+
+    image, cards = _two_cards()
+    right = max(cards, key=lambda c: float(c[:, 0].mean()))
+    # (the box reaches 60% of the card's first side beyond it: squarer than a card)
+    along = right[1] - right[0]
+    merged = right + np.outer([-1.0, 0.0, 0.0, -1.0], 0.6 * along)
+    end = right + np.array([6.0, 4.0])
+    assert quad_iou(merged, end) >= 0.5 and quad_iou(merged, right) < 0.7
+
+    class _FindsMerged(_Finds):
+        def given(self, image, min_score=0.25, slopes=None, mirrored=False, split=False):  # type: ignore[no-untyped-def]
+            return [Outline(merged, 0.6, learned=True),
+                    Outline(end, SPLIT_SCORE, learned=True, split=True)]
+
+    model = _CornersOn(right)
+    found = detect(image, _ReadsOnCard(right, OFF_KING, ("KH", 0.99)),  # type: ignore[arg-type]
+                   _FindsMerged(right), shapes_too=False, verifier=_Sure(0.01),  # type: ignore[arg-type]
+                   corner_model=model)  # type: ignore[arg-type]
+    assert [c.card for c in found.cards] == ["KH"]
+    assert quad_iou(np.array(found.cards[0].corners), right) > 0.9
+
+
 @pytest.mark.parametrize(("outside", "kept"), [(0.05, True), (0.12, False)])
 def test_a_faint_box_outlined_again_past_the_picture_s_edge_is_kept_only_if_judged(
         outside: float, kept: bool) -> None:
@@ -952,9 +980,7 @@ def test_an_outline_lies_on_another_s_card_when_they_overlap_as_one_card() -> No
     assert not _onto_another([Outline(card, 0.9)], 0)  # (not with itself)
 
 
-def _read(card: str, confidence: float, corner: str | None = None):  # type: ignore[no-untyped-def]
-    from referee.detection.cards import CardReading
-
+def _read(card: str, confidence: float, corner: str | None = None) -> CardReading:
     return CardReading(card, confidence, ((corner or card, confidence), ("other", 0.9)))
 
 
