@@ -262,8 +262,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
         # edge cuts reads as a card at 0.6 when so completed, real photos).
         start = len(outlines) - len(completed)
         pairs = [(i, k, whole) for k, (i, whole) in enumerate(completed, start)]
-        others = {i if suited(found[k].card) and found[k].confidence >= (
-            SPLIT_SURE if whole.split else FAINT_SURE) else k for i, k, whole in pairs}
+        others = {i if suited(found[k].card) and found[k].confidence >= _sure_bar(whole)
+                  else k for i, k, whole in pairs}
         boxes = [o.corners for i, o in enumerate(outlines) if o.learned and i not in others]
         cardlike = [i for i, r in enumerate(found)
                     if i not in others and _cardlike(outlines[i], r, boxes)]
@@ -607,7 +607,7 @@ def _second_look(image: Image, slopes: Gradients, identifier: CardIdentifier,
     again = identifier.identify_many(image, [o.corners for _, o in moved], quick=True)
     return {i: (outline, reading) for (i, outline), reading in zip(moved, again, strict=True)
             if suited(reading.card)
-            and reading.confidence >= (SPLIT_SURE if outlines[i].split else FAINT_SURE)}
+            and reading.confidence >= _sure_bar(outlines[i])}
 
 
 def _redone(image: Image, slopes: Gradients, model: CornerModel,
@@ -897,6 +897,12 @@ def _faint(outline: Outline) -> bool:
     return outline.learned and outline.score < MIN_SCORE
 
 
+def _sure_bar(outline: Outline) -> float:
+    """How sure a faint box (or a card completed beyond the picture's edge) must be read as a
+    face-up card to be one: SPLIT_SURE for an end of a merged box, else FAINT_SURE."""
+    return SPLIT_SURE if outline.split else FAINT_SURE
+
+
 def _in_frame(corners: npt.NDArray[np.float64], image: Image) -> bool:
     """Whether an outline lies inside the image, clear of its edges by ``FRAME_MARGIN_PX``
     (an outline the frame cuts is often drawn along the image's edge)."""
@@ -919,7 +925,7 @@ def _cardlike(outline: Outline, reading: CardReading,
     # this found 3 cards in 754 more at 0.6 points less precision (models/README.md).
     if _faint(outline) and not (
             suited(reading.card)
-            and reading.confidence >= (SPLIT_SURE if outline.split else FAINT_SURE)):
+            and reading.confidence >= _sure_bar(outline)):
         return False
     # A back the shape finder alone outlines is, on real photos, mostly a flyer, a book or a
     # page (21 of the train photos' 72 false finds); the backs of rendered scenes are found
