@@ -23,7 +23,7 @@ from shapely.ops import unary_union
 
 from referee.calibration.rectify import PlaneMap
 from referee.cards import CARD_MM
-from referee.detection.crops import Corners
+from referee.detection.crops import Corners, order_corners
 from referee.detection.outlines import Gradients
 
 #: An end shows when the point this share of the outline's length inside it shows.
@@ -104,6 +104,22 @@ def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
         else:
             out.append(np.roll(whole, seen.turn, axis=0))  # type: ignore[union-attr]
     return out
+
+
+def shown_end(corners: Corners, pieces: Sequence[Corners]) -> Corners | None:
+    """The one end of an outline (4 x 2 image pixels) that shows when its other does not
+    (``pieces``: what of it shows, from ``outlines.shown_parts``; its ends: the pair of
+    opposite sides shorter in the picture, ``END_PROBE`` in), as 4 x 2 pixels: that end's
+    two corners, then the corner each leads to along the outline's long side. None when
+    both ends show, or neither."""
+    quad = order_corners(corners)
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    if sides[0] + sides[2] > sides[1] + sides[3]:
+        quad = np.roll(quad, -1, axis=0)
+    showing = _shows(pieces, [(quad[0] + quad[1]) / 2, (quad[2] + quad[3]) / 2])
+    if showing[0] == showing[1]:
+        return None
+    return quad[[0, 1, 3, 2]] if showing[0] else quad[[3, 2, 0, 1]]
 
 
 def _on_table(corners: Corners, pieces: Sequence[Corners], plane: PlaneMap,

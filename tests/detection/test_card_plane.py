@@ -11,7 +11,7 @@ from referee.detection import detect as detect_module
 from referee.detection.card_plane import FIT_MM, card_plane, one_card_plane
 from referee.detection.detect import detect
 from synth.camera import Camera
-from tests.detection.test_card_shape import CAMERA, PLANE, _card_mm, _rendered
+from tests.detection.test_card_shape import CAMERA, PLANE, _card_mm, _rendered, _shows
 from tests.detection.test_crops_and_outlines import _FindsThese, _iou, _ReadsAs
 
 SIZE = CAMERA.image_size
@@ -338,3 +338,114 @@ def test_where_three_cards_seen_whole_do_not_agree_one_tells_the_plane_near_itse
                    _FindsThese([_short(truths[0]), truths[1], truths[2], too_long]),  # type: ignore[arg-type]
                    shapes_too=False)
     assert max(_iou(np.array(c.corners), truths[0]) for c in found.cards) > 0.95
+
+
+#: Cards lying in a row along the table, each over the end of the one before (centre mm,
+#: turn degrees); none is seen whole in the tests below.
+ROW = [((-150.0 + 60.0 * k, 10.0 * k), 95.0) for k in range(5)]
+
+
+def _end(card: np.ndarray, shown: float = 0.4) -> np.ndarray:
+    """An end of a card's outline (``_card``'s corners: 0 -> 1 an end), as
+    ``card_shape.shown_end`` gives it: its corners, then the points ``shown`` of the way
+    along its sides (all of them that shows)."""
+    return np.array([card[0], card[1], card[0] + shown * (card[3] - card[0]),
+                     card[1] + shown * (card[2] - card[1])])
+
+
+def _sides_off_mm(plane: PlaneMap, card_px: np.ndarray, size_mm: tuple[float, float]) -> float:
+    """How far (mm) a card's sides lie on ``plane``'s table from ``size_mm``'s."""
+    table = plane.to_table(card_px)
+    sides = np.sort(np.linalg.norm(table - np.roll(table, -1, axis=0), axis=1))
+    return float(np.abs(sides - np.sort([*size_mm, *size_mm])).max())
+
+
+def test_the_ends_of_covered_cards_tell_the_plane() -> None:
+    from referee.detection.card_plane import ENDS_FIT_MEAN_MM, ends_plane
+
+    rng = np.random.default_rng(7)
+    size = (63.0, 88.0)
+    ends = [_end(_card(centre, angle, size, rng, plane=PINHOLE_PLANE)) for centre, angle in ROW]
+    found = ends_plane(ends, [], (1280, 720), size)
+    assert found is not None and found.card_mm == size and found.fitting == 5
+    assert found.off_mm < ENDS_FIT_MEAN_MM
+    # where the cards lie the camera sees them foreshortened: whole cards there (and near)
+    # are a card's size on the plane, within 2 mm; on the plane of a camera looking
+    # straight down, 4-10 mm off
+    down = np.array([[1.0, 0.0, -640.0], [0.0, 1.0, -360.0], [0.0, 0.0, 1.0]])
+    square = PlaneMap(None, down, (1280, 720))
+    for centre, angle in [*ROW, ((0.0, 120.0), 0.0), ((-100.0, -90.0), 30.0)]:
+        whole = _card(centre, angle, size, rng, noise_px=0.0, plane=PINHOLE_PLANE)
+        assert _sides_off_mm(found.plane, whole, size) < 2.0
+        assert _sides_off_mm(square, whole * 63 / np.linalg.norm(whole[0] - whole[1]),
+                             size) > 4.0
+
+
+def test_ends_that_are_no_card_s_or_too_few_tell_no_plane() -> None:
+    from referee.detection.card_plane import MIN_FITTING, ends_plane
+
+    rng = np.random.default_rng(8)
+    size = (63.0, 88.0)
+    ends = [_end(_card(centre, angle, size, rng, plane=PINHOLE_PLANE)) for centre, angle in ROW]
+    assert ends_plane(ends[:MIN_FITTING - 1], [], (1280, 720), size) is None
+    # ends 30-110 mm wide, their sides leaning 25 degrees: no card's
+    wrong = [_end(_card(centre, angle, (width, 88.0), rng, plane=PINHOLE_PLANE))
+             for (centre, angle), width in zip(ROW, [30.0, 110.0, 45.0, 95.0, 63.0],
+                                                strict=True)]
+    wrong = [np.array([e[0], e[1], e[2] + 0.45 * (e[1] - e[0]), e[3] + 0.45 * (e[1] - e[0])])
+             for e in wrong]
+    assert ends_plane(wrong, [], (1280, 720), size) is None
+    # two of five 22 mm too wide: three fit
+    wider = [_end(_card(centre, angle, (85.0, 88.0), rng, plane=PINHOLE_PLANE))
+             for centre, angle in ROW[3:]]
+    found = ends_plane([*ends[:3], *wider], [], (1280, 720), size)
+    assert found is not None and found.fitting == 3
+    # each 3.5 mm too narrow or too wide in turn: all fit, but 3.2 mm off on average
+    uneven = np.random.default_rng(11)
+    rough = [_end(_card(centre, angle, (63.0 + (3.5 if k % 2 else -3.5), 88.0), uneven,
+                        plane=PINHOLE_PLANE)) for k, (centre, angle) in enumerate(ROW)]
+    assert ends_plane(rough, [], (1280, 720), size) is None
+    # two ends and a card seen whole are three
+    whole = _card((0.0, 120.0), 0.0, size, rng, plane=PINHOLE_PLANE)
+    found = ends_plane(ends[:2], [whole], (1280, 720), size)
+    assert found is not None and found.fitting == 3
+
+
+def test_covered_cards_no_card_seen_whole_tells_take_the_plane_their_ends_tell() -> None:
+    from referee.detection.detect import _ends_planes, _OnPlane
+    from referee.detection.outlines import Outline
+
+    rng = np.random.default_rng(9)
+    size = (63.0, 88.0)
+    outlines = [Outline(_card(centre, angle, size, rng, plane=PINHOLE_PLANE), 1.0)
+                for centre, angle in [*ROW, ((0.0, 150.0), 0.0), ((150.0, -100.0), 0.0)]]
+    # the row's cards each show their first end (the next lies on the rest); the sixth
+    # shows all of itself; the seventh has its plane already
+    visible = [_shows(o.corners, 0.6) for o in outlines[:5]] + [[outlines[5].corners]] \
+        + [_shows(outlines[6].corners, 0.5)]
+    given = _OnPlane(PINHOLE_PLANE, size, under_only=True)
+    planes = _ends_planes(outlines, [("??", 0.0)] * 7, [False] * 7, visible,
+                          [None] * 6 + [given], size, (1280, 720))
+    assert planes[5] is None and planes[6] is given
+    for told in planes[:5]:
+        assert told is not None and told.under_only and told.card_mm == size
+        for centre, angle in ROW:
+            whole = _card(centre, angle, size, rng, noise_px=0.0, plane=PINHOLE_PLANE)
+            assert _sides_off_mm(told.plane, whole, size) < 2.0
+    # with two ends showing, no plane
+    none = _ends_planes(outlines[:2], [("??", 0.0)] * 2, [False] * 2, visible[:2],
+                        [None] * 2, size, (1280, 720))
+    assert none == [None, None]
+
+
+def test_no_plane_from_ends_seen_so_slanted_the_horizon_is_in_the_picture() -> None:
+    from referee.detection.card_plane import ends_plane
+
+    steep = Camera.looking_at((0.0, 0.0), 450.0, tilt_deg=80.0, hfov_deg=66.0,
+                              image_size=(1280, 720))
+    plane = PlaneMap(None, steep.image_to_table, (1280, 720))
+    rng = np.random.default_rng(10)
+    ends = [_end(_card((x, 0.0), 90.0, (63.0, 88.0), rng, noise_px=0.0, plane=plane))
+            for x in (-150.0, -50.0, 50.0, 150.0)]
+    assert all(np.all(np.isfinite(e)) for e in ends)
+    assert ends_plane(ends, [], (1280, 720)) is None

@@ -404,3 +404,37 @@ def test_a_degenerate_outline_is_left_as_it_is_without_warnings() -> None:
         warnings.simplefilter("error")
         done = card_shaped([point, sliver], [[point], [sliver]], PLANE, gradients(image))
     assert done[0] is point and done[1] is sliver
+
+
+@pytest.mark.parametrize("from_end", [0, 1])
+@pytest.mark.parametrize("angle", [0.0, 35.0, 100.0])
+def test_the_end_that_shows_is_the_one_whose_other_does_not(from_end: int, angle: float) -> None:
+    from referee.detection.card_shape import shown_end
+
+    outline = PLANE.to_pixels(_card_mm((10.0, -20.0), angle))
+    end = outline[[0, 1]] if from_end == 0 else outline[[3, 2]]
+    other = outline[[3, 2]] if from_end == 0 else outline[[0, 1]]
+    for turned in range(4):  # whichever corner the outline starts from
+        found = shown_end(np.roll(outline, turned, axis=0), _shows(outline, 0.6, from_end))
+        assert found is not None
+        # its two corners (either way round), then the corner each leads to along its side
+        first = int(np.argmin(np.linalg.norm(end - found[0], axis=1)))
+        assert np.allclose(found[:2], end[[first, 1 - first]])
+        assert np.allclose(found[2:], other[[first, 1 - first]])
+    assert shown_end(outline, [outline]) is None  # both ends show
+    # neither: its middle shows, under a card on each end
+    along = outline[[3, 2]] - outline[[0, 1]]
+    middle = np.array([*(outline[[0, 1]] + 0.2 * along), *(outline[[0, 1]] + 0.8 * along)[::-1]])
+    assert shown_end(outline, [middle]) is None
+    assert shown_end(outline, []) is None
+
+
+def test_an_outline_s_ends_are_its_opposite_sides_shorter_together() -> None:
+    from referee.detection.card_shape import shown_end
+
+    # sides 0-1 and 2-3 are 50 and 100 px long, 1-2 and 3-0 61 and 72: the ends are the
+    # second pair, though 0-1 is the shortest side
+    quad = np.array([[0.0, 0.0], [50.0, 0.0], [60.0, 60.0], [-40.0, 60.0]]) + 200.0
+    found = shown_end(quad, _shows(np.roll(quad, -1, axis=0), 0.6))
+    assert found is not None
+    assert {tuple(p) for p in found[:2]} == {tuple(quad[1]), tuple(quad[2])}
