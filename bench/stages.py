@@ -51,6 +51,9 @@ STAGES: tuple[tuple[Any, str, str], ...] = (
     (detect, "_under", "cards under others (_under)"),
     (detect, "stacking", "which card lies on which (stacking)"),
     (cards.CardIdentifier, "confirm", "faces and end bands read (confirm)"),
+    (detect, "_plane_of_cards", "the cards seen whole: a plane (_plane_of_cards)"),
+    (detect, "_near_planes", "  or one near each (_near_planes)"),
+    (detect, "_ends_planes", "  or the cards' ends (_ends_planes)"),
     (detect, "card_shaped", "outlines made a card's shape (card_shaped)"),
 )
 

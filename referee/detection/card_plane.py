@@ -102,18 +102,18 @@ ONE_CARD_RMS_PX: Final = 1.5
 ONE_CARD_MIN_SIDE_PX: Final = 4.0
 
 #: Where neither tells a plane, the ends of cards that show one end only (the other under
-#: another card, or beyond the picture's edge) may, with the cards seen whole: each such end
-#: is a card's width across, its sides at right angles to it, as a camera would see them
-#: whose picture's middle is its optical centre (``ends_plane``). Its horizontal field of
-#: view is searched between ONE_CARD_FOV_DEG's first and last, from their middle, in at most
-#: ENDS_EVALUATIONS evaluations of the errors (a search that runs to the end costs 20-50
-#: ms). An end fits the plane when its width and how far each side leans off a right angle
-#: across it are within ENDS_FIT_MM of a card's (a card seen whole: its sides and
-#: diagonals); the plane is taken when MIN_FITTING fit it, ENDS_FIT_MEAN_MM off on average.
-#: (Ends are outlined less well than cards seen whole. On 200 validation-design frames,
-#: with 3 and 1.5 mm as FIT_MM and FIT_MEAN_MM: cards at least 40% visible within IoU 0.9
-#: 80.4 -> 81.1%; with 4 and 2 mm, 81.7%; with 5 and 3 mm and 6 and 3 mm, 82.0%; with two
-#: fitting, 81.8%; session 60, models/README.md.)
+#: another card, or beyond the picture's edge) may, with the cards seen whole (``ends_plane``):
+#: each such end is a card's width across and its sides at right angles to it, as a camera
+#: sees them whose picture's middle is its optical centre. Its horizontal field of view is
+#: searched between ONE_CARD_FOV_DEG's first and last, from their middle, in at most
+#: ENDS_EVALUATIONS evaluations of the errors (so at most about 50 ms on a 2-core CPU; 3.5 ms
+#: a frame on average over 200 validation-design frames). An end fits the plane when its
+#: width, and how far each of its sides leans along it, are within ENDS_FIT_MM of a card's
+#: (a card seen whole: its sides and diagonals); the plane is taken when MIN_FITTING fit
+#: it, ENDS_FIT_MEAN_MM off on average. Ends are outlined less well than cards seen whole.
+#: (On 200 validation-design frames, cards at least 40% visible outlined within IoU 0.9:
+#: 80.4% with no plane from ends; with 4 and 2 mm, and 5 and 2, 81.7%; with 5 and 3, and 6
+#: and 3, 82.0%; with two fitting instead of three, 81.8%; session 60, models/README.md.)
 ENDS_FIT_MM: Final = 5.0
 ENDS_FIT_MEAN_MM: Final = 3.0
 ENDS_EVALUATIONS: Final = 50
@@ -449,7 +449,7 @@ def ends_plane(ends: Sequence[Corners], wholes: Sequence[Corners],
     end only (each 4 x 2 image pixels, as ``card_shape.shown_end`` gives it: the end's two
     corners, then the corner each leads to along the card's side) and the outlines of cards
     seen whole: the plane a camera sees it on whose picture's middle is its optical centre
-    and whose pixels are square (no lens bend; its field of view searched, ``ENDS_FIT_MM``),
+    and whose pixels are square (no lens bend; its field of view searched: see ``ENDS_FIT_MM``),
     on which each end is a card's width across and its sides at right angles to it, and
     each card seen whole a card's rectangle. None unless MIN_FITTING of them fit it, within
     ENDS_FIT_MEAN_MM on average, and it maps the whole picture onto the table (the horizon
