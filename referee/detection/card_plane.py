@@ -21,7 +21,6 @@ from typing import Final
 import cv2
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import least_squares
 
 from referee.calibration.rectify import PlaneMap
 from referee.calibration.solve import Lens
@@ -106,10 +105,12 @@ ONE_CARD_MIN_SIDE_PX: Final = 4.0
 #: each such end is a card's width across and its sides at right angles to it, as a camera
 #: sees them whose picture's middle is its optical centre. Its horizontal field of view is
 #: searched between ONE_CARD_FOV_DEG's first and last, from their middle, in at most
-#: ENDS_EVALUATIONS evaluations of the errors (so at most about 50 ms on a 2-core CPU; 3.5 ms
-#: a frame on average over 200 validation-design frames). An end fits the plane when its
-#: width, and how far each of its sides leans along it, are within ENDS_FIT_MM of a card's
-#: (a card seen whole: its sides and diagonals); the plane is taken when MIN_FITTING fit
+#: ENDS_EVALUATIONS steps (each with 4 more evaluations for its Jacobian: 20-70 ms for a
+#: search that runs to the end on a 2-core CPU; 3.5 ms a frame on average over 200
+#: validation-design frames). An end fits the plane when its width, and how far each of its
+#: corners lies beyond the other along that corner's side (its width times the cosine of
+#: the corner's angle), are within ENDS_FIT_MM of a card's (a card seen whole: its sides
+#: and diagonals); the plane is taken when MIN_FITTING fit
 #: it, ENDS_FIT_MEAN_MM off on average. Ends are outlined less well than cards seen whole.
 #: (On 200 validation-design frames, cards at least 40% visible outlined within IoU 0.9:
 #: 80.4% with no plane from ends; with 4 and 2 mm, and 5 and 2, 81.7%; with 5 and 3, and 6
@@ -454,37 +455,47 @@ def ends_plane(ends: Sequence[Corners], wholes: Sequence[Corners],
     each card seen whole a card's rectangle. None unless MIN_FITTING of them fit it, within
     ENDS_FIT_MEAN_MM on average, and it maps the whole picture onto the table (the horizon
     beyond it, as ``card_plane`` takes it)."""
-    if len(ends) + len(wholes) < MIN_FITTING:
-        return None
+    from scipy.optimize import least_squares  # (imported here: it takes a second)
+
     width, height = image_size
-    middle = np.array([width / 2, height / 2])
+    units = _Normalised.of(image_size)
+    middle = units.middle
     shown = np.asarray(ends, dtype=np.float64).reshape(-1, 4, 2)
+    # (an end with a corner not finite, or a side of no length, tells nothing)
+    shown = shown[np.all(np.isfinite(shown), axis=(1, 2))
+                  & (np.linalg.norm(shown[:, 0] - shown[:, 1], axis=1) > 0)
+                  & (np.linalg.norm(shown[:, 2] - shown[:, 0], axis=1) > 0)
+                  & (np.linalg.norm(shown[:, 3] - shown[:, 1], axis=1) > 0)]
     seen = np.stack([order_corners(q) for q in wholes]) if len(wholes) else np.zeros((0, 4, 2))
+    if len(shown) + len(seen) < MIN_FITTING or not np.all(np.isfinite(seen)):
+        return None
     low, high = min(ONE_CARD_FOV_DEG), max(ONE_CARD_FOV_DEG)
     widest, focal, narrowest = (width / 2 / np.tan(np.radians(fov) / 2)
                                 for fov in (high, (low + high) / 2, low))
     # Start from the table square to the camera, as far off as the cards' ends are wide.
-    ends_px = [*np.linalg.norm(shown[:, 0] - shown[:, 1], axis=1),
-               *np.linalg.norm(seen[:, 0] - seen[:, 1], axis=1)]
-    distance = card_mm[0] * focal / float(np.median(ends_px))
+    ends_px = float(np.median([*np.linalg.norm(shown[:, 0] - shown[:, 1], axis=1),
+                               *np.linalg.norm(seen[:, 0] - seen[:, 1], axis=1)]))
+    if not ends_px > 0:
+        return None
+    distance = card_mm[0] * focal / ends_px
     start = np.array([0.0, 0.0, 1 / distance, np.log(focal)])
+    if not np.all(np.isfinite(_ends_errors(start, shown, seen, middle, card_mm))):
+        return None
     try:
         found = least_squares(
             _ends_errors, start, args=(shown, seen, middle, card_mm), loss="cauchy",
             f_scale=ENDS_FIT_MM, x_scale=[1 / distance] * 3 + [1.0],
             bounds=([-np.inf] * 3 + [np.log(widest)], [np.inf] * 3 + [np.log(narrowest)]),
             max_nfev=ENDS_EVALUATIONS)
-    except ValueError:  # (the errors not finite where it starts)
+    except ValueError:  # (numpy's LinAlgError among them)
+        return None
+    if not np.all(np.isfinite(found.x)):
         return None
     off = _ends_off(found.x, shown, seen, middle, card_mm)
     fits = off <= ENDS_FIT_MM
     if fits.sum() < MIN_FITTING or off[fits].mean() > ENDS_FIT_MEAN_MM:
         return None
     normal, focal = found.x[:3], float(np.exp(found.x[3]))
-    corners = np.array([[0.0, 0.0], [width, 0.0], [width, height], [0.0, height]])
-    around = np.concatenate([middle + (corners - middle) * (1 + HORIZON_MARGIN), [middle]])
-    if not np.all(_rays(around, focal, middle) @ normal > 0):
-        return None
     camera = np.array([[focal, 0.0, middle[0]], [0.0, focal, middle[1]], [0.0, 0.0, 1.0]])
     # the table's axes: two at right angles on the plane, from the point on it nearest the
     # camera
@@ -494,7 +505,11 @@ def ends_plane(ends: Sequence[Corners], wholes: Sequence[Corners],
     first /= np.linalg.norm(first)
     table_to_image = camera @ np.column_stack([first, np.cross(unit, first),
                                                normal / (normal @ normal)])
+    if abs(np.linalg.det(table_to_image)) < 1e-12:
+        return None
     image_to_table = np.linalg.inv(table_to_image)
+    if not _sees_table(image_to_table @ units.pixels, 0.0, units.half):
+        return None
     plane = PlaneMap(None, image_to_table / image_to_table[2, 2], (width, height))
     return CardPlane(plane, card_mm, int(fits.sum()), float(off[fits].mean()))
 
@@ -508,7 +523,8 @@ def _ends_errors(params: FloatArray, ends: FloatArray, wholes: FloatArray,
                  middle: FloatArray, card_mm: tuple[float, float]) -> FloatArray:
     """For the plane ``params`` (its normal n, the table the points X with n . X = 1 in the
     camera's frame, in mm; the log of the focal length in pixels): each end's (N x 4 x 2
-    pixels, ``ends_plane``) width less a card's, and how far each side leans along it (mm);
+    pixels, ``ends_plane``) width less a card's, and how far each of its corners lies beyond
+    the other along that corner's side (mm: the end's width times the cosine of the angle);
     then each card seen whole's (M x 4 x 2) sides and diagonals less a card's, either way
     round (3 N + 6 M, as 3 rows of N then 6 of M)."""
     normal, focal = params[:3], np.exp(params[3])
@@ -538,8 +554,9 @@ def _ends_errors(params: FloatArray, ends: FloatArray, wholes: FloatArray,
 
 def _ends_off(params: FloatArray, ends: FloatArray, wholes: FloatArray, middle: FloatArray,
               card_mm: tuple[float, float]) -> FloatArray:
-    """How far off a card's each end and each card seen whole is on the plane ``params``
-    (``_ends_errors``: its largest error, mm; inf where not finite)."""
+    """How far each end lies off a card's end, and each card seen whole off a card's
+    rectangle, on the plane ``params`` (``_ends_errors``: its largest error, mm; inf where
+    not finite)."""
     errors = np.abs(_ends_errors(params, ends, wholes, middle, card_mm))
     k = len(ends)
     off = np.concatenate([errors[:3 * k].reshape(3, k).max(axis=0, initial=0.0),

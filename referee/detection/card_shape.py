@@ -108,10 +108,12 @@ def card_shaped(outlines: Sequence[Corners], shown: Sequence[Sequence[Corners]],
 
 def shown_end(corners: Corners, pieces: Sequence[Corners]) -> Corners | None:
     """The one end of an outline (4 x 2 image pixels) that shows when its other does not
-    (``pieces``: what of it shows, from ``outlines.shown_parts``; its ends: the pair of
-    opposite sides shorter in the picture, ``END_PROBE`` in), as 4 x 2 pixels: that end's
-    two corners, then the corner each leads to along the outline's long side. None when
-    both ends show, or neither."""
+    (``pieces``: what of it shows, from ``outlines.shown_parts``), as 4 x 2 pixels: that
+    end's two corners, then the corner each leads to along the outline's long side; None
+    when both ends show, or neither. Its ends are the pair of opposite sides shorter
+    together in the picture (with no plane, as here, the picture alone tells them;
+    ``_on_table`` takes those nearer a card's width on the table), and an end shows when the
+    point END_PROBE of the outline's length in from its middle shows (``_shows``)."""
     quad = order_corners(corners)
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     if sides[0] + sides[2] > sides[1] + sides[3]:

@@ -440,7 +440,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
             # Where none of them tells it, the ends of the cards that show one end only may
             # (``_ends_planes``).
             planes = _ends_planes(outlines, readings, seen_whole, visible, planes,
-                                  deck_sizes[0], (width, height))
+                                  deck_sizes, (width, height))
     if any(p is not None for p in planes):
         # On the table a card is its deck's size (the calibration's, or that its plane was
         # told for): one that shows one end is a card's size from that end (its outline
@@ -552,26 +552,57 @@ def _partly_shown(outlines: Sequence[Outline], visible: Sequence[Sequence[Corner
 
 def _ends_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, float]],
                  seen_whole: Sequence[bool], visible: Sequence[Sequence[Corners]],
-                 planes: Sequence[_OnPlane | None], card_mm: tuple[float, float],
+                 planes: Sequence[_OnPlane | None], sizes: Sequence[tuple[float, float]],
                  image_size: tuple[int, int]) -> list[_OnPlane | None]:
     """``planes`` (``_near_planes``'), and for each outline that does not show all of itself
     and has none, the plane the ends of the cards that show one end only and the cards seen
-    whole tell (``ends_plane``, for cards ``card_mm`` in size: ends do not tell a card's
-    length), if any; like ``_near_planes``', only an outline that shows one end only is made
-    a card's shape on it (``under_only``). (Held-out and validation-design frames: cards at
-    least 40% visible outlined within IoU 0.9 more often; the real photos as before;
-    session 60, models/README.md.)"""
-    wanting = [j for j in _partly_shown(outlines, visible) if planes[j] is None]
+    whole tell (``ends_plane``), if any; like ``_near_planes``', only an outline that shows
+    one end only is made a card's shape on it (``under_only``). Ends do not tell a card's
+    length: of ``sizes``, the one whose length over width is nearest that of the outlines
+    that show all of themselves read as face-up cards at least SIZE_SURE sure (the median;
+    ``_size_told``), the first when there are none. (Held-out and validation-design frames:
+    cards at least 40% visible outlined within IoU 0.9 more often; the real photos as
+    before; session 60, models/README.md.)"""
+    wanting = {j for j in _partly_shown(outlines, visible) if planes[j] is None}
     if not wanting:
         return list(planes)
     whole = _seen_whole_cards(readings, seen_whole)
+    # (the ends of outlines however read: one read ?? or as a back is no less a card's)
     ends = [end for o, pieces in zip(outlines, visible, strict=True)
             if (end := shown_end(o.corners, pieces)) is not None]
-    told = ends_plane(ends, [outlines[k].corners for k in whole], image_size, card_mm)
+    told = ends_plane(ends, [outlines[k].corners for k in whole], image_size, sizes[0])
     if told is None:
         return list(planes)
-    return [_OnPlane(told.plane, told.card_mm, under_only=True) if j in wanting else on
-            for j, on in enumerate(planes)]
+    plane, size = told.plane, sizes[0]
+    if len(sizes) > 1:
+        partly = set(_partly_shown(outlines, visible))
+        shown_all = [o.corners for j, (o, (card, sure)) in enumerate(zip(outlines, readings,
+                                                                          strict=True))
+                     if j not in partly and suited(card) and sure >= SIZE_SURE]
+        size = _size_told(plane, shown_all, sizes)
+        # (the plane was found for the first size's width: scaled to this one's)
+        scale = size[0] / sizes[0][0]
+        plane = plane.then(np.diag([scale, scale, 1.0]))
+    by_ends = _OnPlane(plane, size, under_only=True)
+    return [by_ends if j in wanting else on for j, on in enumerate(planes)]
+
+
+def _size_told(plane: PlaneMap, outlines: Sequence[Corners],
+               sizes: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """Of ``sizes``, the one whose length over width is nearest the median of the outlines'
+    on ``plane`` (their longer pair of opposite sides over their shorter); the first when
+    no outline tells one."""
+    ratios = []
+    for corners in outlines:
+        table = plane.to_table(corners)
+        sides = np.linalg.norm(table - np.roll(table, -1, axis=0), axis=1)
+        pairs = sorted((sides[0] + sides[2], sides[1] + sides[3]))
+        if np.all(np.isfinite(sides)) and pairs[0] > 0:
+            ratios.append(pairs[1] / pairs[0])
+    if not ratios:
+        return sizes[0]
+    ratio = float(np.median(ratios))
+    return min(sizes, key=lambda size: abs(size[1] / size[0] - ratio))
 
 
 def _repeats(corners: Sequence[npt.NDArray[np.float64]], moved: set[int],

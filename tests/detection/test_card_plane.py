@@ -388,7 +388,7 @@ def test_ends_that_are_no_card_s_or_too_few_tell_no_plane() -> None:
     size = (63.0, 88.0)
     ends = [_end(_card(centre, angle, size, rng, plane=PINHOLE_PLANE)) for centre, angle in ROW]
     assert ends_plane(ends[:MIN_FITTING - 1], [], (1280, 720), size) is None
-    # ends 30-110 mm wide, their sides leaning 25 degrees: no card's
+    # ends 30-110 mm wide, their sides' far points moved 0.45 of the end across: no card's
     wrong = [_end(_card(centre, angle, (width, 88.0), rng, plane=PINHOLE_PLANE))
              for (centre, angle), width in zip(ROW, [30.0, 110.0, 45.0, 95.0, 63.0],
                                                 strict=True)]
@@ -425,16 +425,17 @@ def test_covered_cards_no_card_seen_whole_tells_take_the_plane_their_ends_tell()
         + [_shows(outlines[6].corners, 0.5)]
     given = _OnPlane(PINHOLE_PLANE, size, under_only=True)
     planes = _ends_planes(outlines, [("??", 0.0)] * 7, [False] * 7, visible,
-                          [None] * 6 + [given], size, (1280, 720))
+                          [None] * 6 + [given], [size], (1280, 720))
     assert planes[5] is None and planes[6] is given
-    for told in planes[:5]:
-        assert told is not None and told.under_only and told.card_mm == size
-        for centre, angle in ROW:
-            whole = _card(centre, angle, size, rng, noise_px=0.0, plane=PINHOLE_PLANE)
-            assert _sides_off_mm(told.plane, whole, size) < 2.0
-    # with two ends showing, no plane
+    told = planes[0]
+    assert told is not None and told.under_only and told.card_mm == size
+    assert all(on is told for on in planes[:5])  # one plane
+    for centre, angle in ROW:
+        whole = _card(centre, angle, size, rng, noise_px=0.0, plane=PINHOLE_PLANE)
+        assert _sides_off_mm(told.plane, whole, size) < 2.0
+    # with only two cards' ends, no plane
     none = _ends_planes(outlines[:2], [("??", 0.0)] * 2, [False] * 2, visible[:2],
-                        [None] * 2, size, (1280, 720))
+                        [None] * 2, [size], (1280, 720))
     assert none == [None, None]
 
 
@@ -449,3 +450,64 @@ def test_no_plane_from_ends_seen_so_slanted_the_horizon_is_in_the_picture() -> N
             for x in (-150.0, -50.0, 50.0, 150.0)]
     assert all(np.all(np.isfinite(e)) for e in ends)
     assert ends_plane(ends, [], (1280, 720)) is None
+
+
+@pytest.mark.parametrize(("shows_all", "chosen"), [
+    ((57.0, 89.0), (57.0, 89.0)), ((63.0, 88.0), (63.0, 88.0)), (None, (63.0, 88.0))])
+def test_the_size_of_card_the_ends_plane_is_for_is_the_one_cards_showing_all_tell(
+        shows_all: tuple[float, float] | None, chosen: tuple[float, float]) -> None:
+    # Ends do not tell a card's length: a card showing all of itself, read for sure, tells
+    # the deck's size (none: the first size); the plane is scaled to that size's width.
+    from referee.cards import DECK_SIZES_MM
+    from referee.detection.detect import _ends_planes
+    from referee.detection.outlines import Outline
+
+    rng = np.random.default_rng(12)
+    outlines = [Outline(_card(centre, angle, chosen, rng, plane=PINHOLE_PLANE), 1.0)
+                for centre, angle in ROW]
+    visible = [_shows(o.corners, 0.6) for o in outlines]
+    readings = [("??", 0.0)] * 5
+    if shows_all is not None:
+        outlines.append(Outline(_card((0.0, 150.0), 20.0, shows_all, rng,
+                                      plane=PINHOLE_PLANE), 1.0))
+        visible.append([outlines[-1].corners])
+        readings.append(("QS", 0.99))
+    planes = _ends_planes(outlines, readings, [False] * len(outlines), visible,
+                          [None] * len(outlines), DECK_SIZES_MM, (1280, 720))
+    told = planes[0]
+    assert told is not None and told.card_mm == chosen
+    whole = _card(*ROW[2], chosen, rng, noise_px=0.0, plane=PINHOLE_PLANE)
+    assert _sides_off_mm(told.plane, whole, chosen) < 2.0
+
+
+def test_detect_outlines_covered_cards_whole_by_the_ends_of_a_row_none_seen_whole() -> None:
+    # A row of four, each over the end of the one before, seen by a camera with no lens bend
+    # (as ``ends_plane`` takes one), none read for sure (so none tells the plane, nor one near
+    # it): the three covered ones, outlined 80% of their length from their shown end, are
+    # made whole on the plane their ends tell.
+    from synth.scene import Renderer, Scene, card
+    from tests.detection.test_crops_and_outlines import CLEAN
+
+    spots = [(-120.0 + 60.0 * k, 0.0) for k in range(4)]
+    scene = Scene(tuple(card(f"c{k}", "4S", "aisleriot:anglo_poker", spot, 90.0)
+                        for k, spot in enumerate(spots)))
+    image, truth = Renderer(PINHOLE, np.random.default_rng(5), CLEAN,
+                            surface_colour=(40, 90, 30)).render(scene)
+    truths = [np.array(o.corners_px) for o in truth.objects]
+    short = [_short_from(t, spots[k + 1]) for k, t in enumerate(truths[:3])]
+    assert all(_iou(s, t) < 0.8 for s, t in zip(short, truths, strict=False))
+    found = detect(image, _ReadsAs("??", 0.5), _FindsThese([*short, truths[3]]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    for t in truths:
+        assert max(_iou(np.array(c.corners), t) for c in found.cards) > 0.95
+
+
+def _short_from(card: np.ndarray, cover: tuple[float, float], share: float = 0.8) -> np.ndarray:
+    """A card's outline (image pixels, as ``PINHOLE`` shows it) from its end further from
+    ``cover`` (mm), ``share`` of its length."""
+    table = PINHOLE_PLANE.to_table(card)
+    far = max(((0, 1), (2, 3)), key=lambda e: float(np.linalg.norm(
+        table[list(e)].mean(axis=0) - np.array(cover))))
+    start = table[list(far)]
+    stop = table[[3, 2]] if far == (0, 1) else table[[0, 1]]
+    return PINHOLE_PLANE.to_pixels(np.array([*start, *(start + share * (stop - start))[::-1]]))
