@@ -15,7 +15,13 @@ from shapely.geometry import Polygon
 
 from referee.calibration.rectify import PlaneMap
 from referee.cards import BACK_CODE, CARD_MM, DECK_SIZES_MM, JOKER_CODE
-from referee.detection.card_plane import CardPlane, card_plane, ends_plane, one_card_plane
+from referee.detection.card_plane import (
+    OTHER_SIZE_OFF,
+    CardPlane,
+    card_plane,
+    ends_plane,
+    one_card_plane,
+)
 from referee.detection.card_shape import card_shaped, shown_end
 from referee.detection.cards import (
     NOT_A_CARD,
@@ -556,53 +562,30 @@ def _ends_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, floa
                  image_size: tuple[int, int]) -> list[_OnPlane | None]:
     """``planes`` (``_near_planes``'), and for each outline that does not show all of itself
     and has none, the plane the ends of the cards that show one end only and the cards seen
-    whole tell (``ends_plane``), if any; like ``_near_planes``', only an outline that shows
-    one end only is made a card's shape on it (``under_only``). Ends do not tell a card's
-    length: of ``sizes``, the one whose length over width is nearest that of the outlines
-    that show all of themselves read as face-up cards at least SIZE_SURE sure (the median;
-    ``_size_told``), the first when there are none. (Held-out and validation-design frames:
-    cards at least 40% visible outlined within IoU 0.9 more often; the real photos as
-    before; session 60, models/README.md.)"""
+    whole (``_seen_whole_cards``) tell (``ends_plane``), if any; like ``_near_planes``',
+    only an outline that shows one end only is made a card's shape on it (``under_only``).
+    Ends do not tell a card's length: with no card seen whole the plane is for the first of
+    ``sizes``; with one or more, a later size is taken when more fit its plane, or as many
+    less than OTHER_SIZE_OFF times as far off, as ``card_plane`` takes it. (Held-out and
+    validation-design frames: cards at least 40% visible outlined within IoU 0.9 more often;
+    the real photos as before; session 60, models/README.md.)"""
     wanting = {j for j in _partly_shown(outlines, visible) if planes[j] is None}
     if not wanting:
         return list(planes)
-    whole = _seen_whole_cards(readings, seen_whole)
+    whole = [outlines[k].corners for k in _seen_whole_cards(readings, seen_whole)]
     # (the ends of outlines however read: one read ?? or as a back is no less a card's)
     ends = [end for o, pieces in zip(outlines, visible, strict=True)
             if (end := shown_end(o.corners, pieces)) is not None]
-    told = ends_plane(ends, [outlines[k].corners for k in whole], image_size, sizes[0])
+    told: CardPlane | None = None
+    for size in sizes if whole else sizes[:1]:
+        found = ends_plane(ends, whole, image_size, size)
+        if found is not None and (told is None or found.fitting > told.fitting or (
+                found.fitting == told.fitting and found.off_mm < OTHER_SIZE_OFF * told.off_mm)):
+            told = found
     if told is None:
         return list(planes)
-    plane, size = told.plane, sizes[0]
-    if len(sizes) > 1:
-        partly = set(_partly_shown(outlines, visible))
-        shown_all = [o.corners for j, (o, (card, sure)) in enumerate(zip(outlines, readings,
-                                                                          strict=True))
-                     if j not in partly and suited(card) and sure >= SIZE_SURE]
-        size = _size_told(plane, shown_all, sizes)
-        # (the plane was found for the first size's width: scaled to this one's)
-        scale = size[0] / sizes[0][0]
-        plane = plane.then(np.diag([scale, scale, 1.0]))
-    by_ends = _OnPlane(plane, size, under_only=True)
+    by_ends = _OnPlane(told.plane, told.card_mm, under_only=True)
     return [by_ends if j in wanting else on for j, on in enumerate(planes)]
-
-
-def _size_told(plane: PlaneMap, outlines: Sequence[Corners],
-               sizes: Sequence[tuple[float, float]]) -> tuple[float, float]:
-    """Of ``sizes``, the one whose length over width is nearest the median of the outlines'
-    on ``plane`` (their longer pair of opposite sides over their shorter); the first when
-    no outline tells one."""
-    ratios = []
-    for corners in outlines:
-        table = plane.to_table(corners)
-        sides = np.linalg.norm(table - np.roll(table, -1, axis=0), axis=1)
-        pairs = sorted((sides[0] + sides[2], sides[1] + sides[3]))
-        if np.all(np.isfinite(sides)) and pairs[0] > 0:
-            ratios.append(pairs[1] / pairs[0])
-    if not ratios:
-        return sizes[0]
-    ratio = float(np.median(ratios))
-    return min(sizes, key=lambda size: abs(size[1] / size[0] - ratio))
 
 
 def _repeats(corners: Sequence[npt.NDArray[np.float64]], moved: set[int],

@@ -452,12 +452,12 @@ def test_no_plane_from_ends_seen_so_slanted_the_horizon_is_in_the_picture() -> N
     assert ends_plane(ends, [], (1280, 720)) is None
 
 
-@pytest.mark.parametrize(("shows_all", "chosen"), [
+@pytest.mark.parametrize(("whole", "chosen"), [
     ((57.0, 89.0), (57.0, 89.0)), ((63.0, 88.0), (63.0, 88.0)), (None, (63.0, 88.0))])
-def test_the_size_of_card_the_ends_plane_is_for_is_the_one_cards_showing_all_tell(
-        shows_all: tuple[float, float] | None, chosen: tuple[float, float]) -> None:
-    # Ends do not tell a card's length: a card showing all of itself, read for sure, tells
-    # the deck's size (none: the first size); the plane is scaled to that size's width.
+def test_the_size_of_card_the_ends_plane_is_for_is_the_one_cards_seen_whole_tell(
+        whole: tuple[float, float] | None, chosen: tuple[float, float]) -> None:
+    # Ends do not tell a card's length: a card seen whole, read for sure, tells the deck's
+    # size (none: the first size); the plane is scaled to that size's width.
     from referee.cards import DECK_SIZES_MM
     from referee.detection.detect import _ends_planes
     from referee.detection.outlines import Outline
@@ -467,12 +467,13 @@ def test_the_size_of_card_the_ends_plane_is_for_is_the_one_cards_showing_all_tel
                 for centre, angle in ROW]
     visible = [_shows(o.corners, 0.6) for o in outlines]
     readings = [("??", 0.0)] * 5
-    if shows_all is not None:
-        outlines.append(Outline(_card((0.0, 150.0), 20.0, shows_all, rng,
+    if whole is not None:
+        outlines.append(Outline(_card((0.0, 150.0), 20.0, whole, rng,
                                       plane=PINHOLE_PLANE), 1.0))
         visible.append([outlines[-1].corners])
         readings.append(("QS", 0.99))
-    planes = _ends_planes(outlines, readings, [False] * len(outlines), visible,
+    seen_whole = [False] * 5 + [True] * (len(outlines) - 5)
+    planes = _ends_planes(outlines, readings, seen_whole, visible,
                           [None] * len(outlines), DECK_SIZES_MM, (1280, 720))
     told = planes[0]
     assert told is not None and told.card_mm == chosen
