@@ -295,15 +295,17 @@ def _fitted(outlines: Sequence[Corners], image_size: tuple[int, int],
 @dataclass(frozen=True)
 class _Normalised:
     """Pixels normalised about the picture's middle (``middle``) by its longer side
-    (``unit``), as the planes are searched in."""
+    (``unit``), as the planes are searched in; ``size``, its width and height (pixels)."""
 
     middle: FloatArray
     unit: float
+    size: tuple[int, int]
 
     @classmethod
     def of(cls, image_size: tuple[int, int]) -> _Normalised:
         width, height = image_size
-        return cls(np.array([width / 2, height / 2]), float(max(width, height)))
+        return cls(np.array([width / 2, height / 2]), float(max(width, height)),
+                   (width, height))
 
     @property
     def half(self) -> tuple[float, float]:
@@ -322,6 +324,27 @@ class _Normalised:
         length is ``unit``)."""
         m, u = self.middle, self.unit
         return np.array([[u, 0, m[0]], [0, u, m[1]], [0, 0, 1]])
+
+    def focal(self, fov_deg: float) -> float:
+        """The focal length (pixels) of a camera whose picture is ``fov_deg`` wide."""
+        return float(self.middle[0] / np.tan(np.radians(fov_deg) / 2))
+
+    def camera(self, focal: float) -> FloatArray:
+        """The camera matrix of a camera with that focal length (pixels), its optical
+        centre the picture's middle, its pixels square."""
+        m = self.middle
+        return np.array([[focal, 0.0, m[0]], [0.0, focal, m[1]], [0.0, 0.0, 1.0]])
+
+    def plane(self, table_to_image: FloatArray) -> PlaneMap | None:
+        """The plane a camera maps the table (mm) onto the picture by (``table_to_image``),
+        or None when it maps no picture (its matrix singular) or the picture is not all on
+        the table (the horizon in it: ``_sees_table``)."""
+        if abs(np.linalg.det(table_to_image)) < 1e-12:
+            return None
+        image_to_table = np.linalg.inv(table_to_image)
+        if not _sees_table(image_to_table @ self.pixels, 0.0, self.half):
+            return None
+        return PlaneMap(None, image_to_table / image_to_table[2, 2], self.size)
 
 
 def _starts(quads: FloatArray, card_mm: tuple[float, float]) -> list[FloatArray]:
@@ -399,15 +422,12 @@ def one_card_plane(outline: Corners, image_size: tuple[int, int],
     (the horizon beyond it, as ``card_plane`` takes it). None when no size fits so, or the
     outline is no quad with sides ONE_CARD_MIN_SIDE_PX long. (Its ``fitting`` is 1; its
     ``off_mm``, how far the outline's sides and diagonals lie off the card's on it.)"""
-    width, height = image_size
     pixels = order_corners(np.asarray(outline, dtype=np.float64).reshape(4, 2))
     if not np.all(np.isfinite(pixels)) or np.linalg.norm(
             pixels - np.roll(pixels, -1, axis=0), axis=1).min() < ONE_CARD_MIN_SIDE_PX:
         return None
     units = _Normalised.of(image_size)
-    cameras = [np.array([[focal, 0.0, units.middle[0]], [0.0, focal, units.middle[1]],
-                         [0.0, 0.0, 1.0]])
-               for focal in (width / 2 / np.tan(np.radians(fov) / 2) for fov in ONE_CARD_FOV_DEG)]
+    cameras = [units.camera(units.focal(fov)) for fov in ONE_CARD_FOV_DEG]
     for size in sizes:
         # the camera nearest the outline: how far off (px), the card's turn (Rodrigues'
         # vector) and shift (mm), the camera matrix
@@ -430,14 +450,10 @@ def one_card_plane(outline: Corners, image_size: tuple[int, int],
             continue
         _, turn, shift, camera = nearest
         rotation = cv2.Rodrigues(turn)[0]
-        table_to_image = camera @ np.column_stack([rotation[:, 0], rotation[:, 1],
-                                                   shift.ravel()])
-        if abs(np.linalg.det(table_to_image)) < 1e-12:
+        plane = units.plane(camera @ np.column_stack([rotation[:, 0], rotation[:, 1],
+                                                       shift.ravel()]))
+        if plane is None:
             continue
-        image_to_table = np.linalg.inv(table_to_image)
-        if not _sees_table(image_to_table @ units.pixels, 0.0, units.half):
-            continue
-        plane = PlaneMap(None, image_to_table / image_to_table[2, 2], (width, height))
         off = _card_errors(np.eye(3), plane.to_table(pixels)[None], size)[0]
         return CardPlane(plane, size, 1, float(off[0]))
     return None
@@ -457,7 +473,6 @@ def ends_plane(ends: Sequence[Corners], wholes: Sequence[Corners],
     beyond it, as ``card_plane`` takes it)."""
     from scipy.optimize import least_squares  # (imported here: it takes a second)
 
-    width, height = image_size
     units = _Normalised.of(image_size)
     middle = units.middle
     shown = np.asarray(ends, dtype=np.float64).reshape(-1, 4, 2)
@@ -470,8 +485,7 @@ def ends_plane(ends: Sequence[Corners], wholes: Sequence[Corners],
     if len(shown) + len(seen) < MIN_FITTING or not np.all(np.isfinite(seen)):
         return None
     low, high = min(ONE_CARD_FOV_DEG), max(ONE_CARD_FOV_DEG)
-    widest, focal, narrowest = (width / 2 / np.tan(np.radians(fov) / 2)
-                                for fov in (high, (low + high) / 2, low))
+    widest, focal, narrowest = (units.focal(fov) for fov in (high, (low + high) / 2, low))
     # Start from the table square to the camera, as far off as the cards' ends are wide.
     ends_px = float(np.median([*np.linalg.norm(shown[:, 0] - shown[:, 1], axis=1),
                                *np.linalg.norm(seen[:, 0] - seen[:, 1], axis=1)]))
@@ -496,21 +510,16 @@ def ends_plane(ends: Sequence[Corners], wholes: Sequence[Corners],
     if fits.sum() < MIN_FITTING or off[fits].mean() > ENDS_FIT_MEAN_MM:
         return None
     normal, focal = found.x[:3], float(np.exp(found.x[3]))
-    camera = np.array([[focal, 0.0, middle[0]], [0.0, focal, middle[1]], [0.0, 0.0, 1.0]])
     # the table's axes: two at right angles on the plane, from the point on it nearest the
     # camera
     unit = normal / np.linalg.norm(normal)
     helper = np.eye(3)[int(np.argmin(np.abs(unit)))]
     first = np.cross(unit, helper)
     first /= np.linalg.norm(first)
-    table_to_image = camera @ np.column_stack([first, np.cross(unit, first),
-                                               normal / (normal @ normal)])
-    if abs(np.linalg.det(table_to_image)) < 1e-12:
+    plane = units.plane(units.camera(focal) @ np.column_stack(
+        [first, np.cross(unit, first), normal / (normal @ normal)]))
+    if plane is None:
         return None
-    image_to_table = np.linalg.inv(table_to_image)
-    if not _sees_table(image_to_table @ units.pixels, 0.0, units.half):
-        return None
-    plane = PlaneMap(None, image_to_table / image_to_table[2, 2], (width, height))
     return CardPlane(plane, card_mm, int(fits.sum()), float(off[fits].mean()))
 
 

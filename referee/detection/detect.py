@@ -441,11 +441,13 @@ def detect(image: Image, identifier: CardIdentifier | None,
         if told is not None:
             planes = [_OnPlane(told.plane, told.card_mm)] * len(outlines)
         else:
-            planes = _near_planes(outlines, readings, seen_whole, visible, deck_sizes,
+            # (the outlines that do not show all of themselves, which the two below give planes)
+            partly = _partly_shown(outlines, visible)
+            planes = _near_planes(outlines, readings, seen_whole, partly, deck_sizes,
                                   (width, height))
             # Where none of them tells it, the ends of the cards that show one end only may
             # (``_ends_planes``).
-            planes = _ends_planes(outlines, readings, seen_whole, visible, planes,
+            planes = _ends_planes(outlines, readings, seen_whole, visible, partly, planes,
                                   deck_sizes, (width, height))
     if any(p is not None for p in planes):
         # On the table a card is its deck's size (the calibration's, or that its plane was
@@ -516,26 +518,25 @@ class _OnPlane:
 
 
 def _near_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, float]],
-                 seen_whole: Sequence[bool], visible: Sequence[Sequence[Corners]],
+                 seen_whole: Sequence[bool], partly: Sequence[int],
                  sizes: Sequence[tuple[float, float]], image_size: tuple[int, int]
                  ) -> list[_OnPlane | None]:
     """Where the cards seen whole tell no plane (``card_plane``): for each outline that does
-    not show all of itself (``SHOWS_ALL``), the plane (and card size) a camera showing the
-    nearest card seen whole tells (``one_card_plane``; ``_seen_whole_cards``), when it lies
-    within NEAR_MM of it there (centre to centre); None for the rest, those cards among
-    them. Only outlines showing one end only (the other under another card, or beyond the
-    picture's edge) are made a card's shape on such a plane (``under_only``): on real
-    photos, cards a game's box or a book lay on, and cards seen whole, were outlined worse
-    otherwise (session 56, models/README.md)."""
+    not show all of itself (``partly``: their indices, from ``_partly_shown``), the plane
+    (and card size) a camera showing the nearest card seen whole tells (``one_card_plane``;
+    ``_seen_whole_cards``), when it lies within NEAR_MM of it there (centre to centre); None
+    for the rest, those cards among them. Only outlines showing one end only (the other
+    under another card, or beyond the picture's edge) are made a card's shape on such a
+    plane (``under_only``): on real photos, cards a game's box or a book lay on, and cards
+    seen whole, were outlined worse otherwise (session 56, models/README.md)."""
     out: list[_OnPlane | None] = [None] * len(outlines)
-    under = _partly_shown(outlines, visible)
     seen = _seen_whole_cards(readings, seen_whole)
-    if not under or not seen:
+    if not partly or not seen:
         return out
     told = {k: one_card_plane(outlines[k].corners, image_size, sizes) for k in seen}
     refs = {k: p for k, p in told.items() if p is not None}
     centres = {k: ref.plane.to_table(outlines[k].corners).mean(axis=0) for k, ref in refs.items()}
-    for j in under:
+    for j in partly:
         apart = {k: float(np.linalg.norm(ref.plane.to_table(outlines[j].corners).mean(axis=0)
                                          - centres[k]))
                  for k, ref in refs.items()}
@@ -558,18 +559,20 @@ def _partly_shown(outlines: Sequence[Outline], visible: Sequence[Sequence[Corner
 
 def _ends_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, float]],
                  seen_whole: Sequence[bool], visible: Sequence[Sequence[Corners]],
-                 planes: Sequence[_OnPlane | None], sizes: Sequence[tuple[float, float]],
-                 image_size: tuple[int, int]) -> list[_OnPlane | None]:
+                 partly: Sequence[int], planes: Sequence[_OnPlane | None],
+                 sizes: Sequence[tuple[float, float]], image_size: tuple[int, int]
+                 ) -> list[_OnPlane | None]:
     """``planes`` (``_near_planes``'), and for each outline that does not show all of itself
-    and has none, the plane the ends of the cards that show one end only and the cards seen
-    whole (``_seen_whole_cards``) tell (``ends_plane``), if any; like ``_near_planes``',
+    (``partly``, as there; ``visible``: what of each shows, from ``shown_parts``) and has
+    none, the plane the ends of the cards that show one end only and the cards seen whole
+    (``_seen_whole_cards``) tell (``ends_plane``), if any; like ``_near_planes``',
     only an outline that shows one end only is made a card's shape on it (``under_only``).
     Ends do not tell a card's length: with no card seen whole the plane is for the first of
     ``sizes``; with one or more, a later size is taken when more fit its plane, or as many
     less than OTHER_SIZE_OFF times as far off, as ``card_plane`` takes it. (Held-out and
     validation-design frames: cards at least 40% visible outlined within IoU 0.9 more often;
     the real photos as before; session 60, models/README.md.)"""
-    wanting = {j for j in _partly_shown(outlines, visible) if planes[j] is None}
+    wanting = {j for j in partly if planes[j] is None}
     if not wanting:
         return list(planes)
     whole = [outlines[k].corners for k in _seen_whole_cards(readings, seen_whole)]

@@ -294,7 +294,7 @@ def test_no_plane_from_a_card_seen_so_slanted_the_horizon_is_in_the_picture() ->
 
 
 def test_an_outline_takes_the_plane_of_the_nearest_card_seen_whole_within_near_mm() -> None:
-    from referee.detection.detect import NEAR_MM, _near_planes
+    from referee.detection.detect import NEAR_MM, _near_planes, _partly_shown
     from referee.detection.outlines import Outline
 
     rng = np.random.default_rng(4)
@@ -315,7 +315,9 @@ def test_an_outline_takes_the_plane_of_the_nearest_card_seen_whole_within_near_m
     visible = [[o.corners] for o in outlines[:2]] + [[h] for h in half[2:6]] \
         + [[outlines[6].corners]]
     assert 140.0 < NEAR_MM < 160.0
-    planes = _near_planes(outlines, readings, whole, visible, [size], (1280, 720))
+    partly = _partly_shown(outlines, visible)
+    assert partly == [2, 3, 4, 5]
+    planes = _near_planes(outlines, readings, whole, partly, [size], (1280, 720))
     assert planes[0] is None and planes[1] is None  # (the cards that tell them)
     a, b = (one_card_plane(outlines[k].corners, (1280, 720), [size]) for k in (0, 1))
     assert a is not None and b is not None
@@ -412,7 +414,7 @@ def test_ends_that_are_no_card_s_or_too_few_tell_no_plane() -> None:
 
 
 def test_covered_cards_no_card_seen_whole_tells_take_the_plane_their_ends_tell() -> None:
-    from referee.detection.detect import _ends_planes, _OnPlane
+    from referee.detection.detect import _ends_planes, _OnPlane, _partly_shown
     from referee.detection.outlines import Outline
 
     rng = np.random.default_rng(9)
@@ -424,7 +426,9 @@ def test_covered_cards_no_card_seen_whole_tells_take_the_plane_their_ends_tell()
     visible = [_shows(o.corners, 0.6) for o in outlines[:5]] + [[outlines[5].corners]] \
         + [_shows(outlines[6].corners, 0.5)]
     given = _OnPlane(PINHOLE_PLANE, size, under_only=True)
-    planes = _ends_planes(outlines, [("??", 0.0)] * 7, [False] * 7, visible,
+    partly = _partly_shown(outlines, visible)
+    assert partly == [0, 1, 2, 3, 4, 6]
+    planes = _ends_planes(outlines, [("??", 0.0)] * 7, [False] * 7, visible, partly,
                           [None] * 6 + [given], [size], (1280, 720))
     assert planes[5] is None and planes[6] is given
     told = planes[0]
@@ -434,9 +438,47 @@ def test_covered_cards_no_card_seen_whole_tells_take_the_plane_their_ends_tell()
         whole = _card(centre, angle, size, rng, noise_px=0.0, plane=PINHOLE_PLANE)
         assert _sides_off_mm(told.plane, whole, size) < 2.0
     # with only two cards' ends, no plane
-    none = _ends_planes(outlines[:2], [("??", 0.0)] * 2, [False] * 2, visible[:2],
+    none = _ends_planes(outlines[:2], [("??", 0.0)] * 2, [False] * 2, visible[:2], [0, 1],
                         [None] * 2, [size], (1280, 720))
     assert none == [None, None]
+
+
+def test_an_end_whose_sides_lean_or_a_card_seen_whole_no_card_s_shape_does_not_fit() -> None:
+    # What fits the plane is judged on every error, not the ends' widths alone: an end its
+    # card's width whose sides lean 30 mm over its length does not fit it, nor does a card
+    # seen whole 13 mm narrower than a card; and two that fit are too few.
+    from referee.detection.card_plane import MIN_FITTING, ends_plane
+
+    rng = np.random.default_rng(13)
+    size = (63.0, 88.0)
+    ends = [_end(_card(centre, angle, size, rng, noise_px=0.0, plane=PINHOLE_PLANE))
+            for centre, angle in ROW]
+    # (on the table: corners 0 and 1 the end, 2 and 3 along its sides; the sides moved
+    # 30 mm across at their far points)
+    table = [PINHOLE_PLANE.to_table(e) for e in ends[3:]]
+    leaning = [PINHOLE_PLANE.to_pixels(np.array([t[0], t[1], t[2] + 30.0 * (t[1] - t[0]) / 63.0,
+                                                 t[3] + 30.0 * (t[1] - t[0]) / 63.0]))
+               for t in table]
+    found = ends_plane([*ends[:3], *leaning], [], (1280, 720), size)
+    assert found is not None and found.fitting == 3
+    narrow = _card((0.0, 150.0), 20.0, (50.0, 88.0), rng, noise_px=0.0, plane=PINHOLE_PLANE)
+    found = ends_plane(ends[:3], [narrow], (1280, 720), size)
+    assert found is not None and found.fitting == 3
+    assert MIN_FITTING == 3
+    assert ends_plane([*ends[:2], *leaning], [], (1280, 720), size) is None
+
+
+def test_no_plane_whose_horizon_lies_within_the_margin_round_the_picture() -> None:
+    # The horizon must lie beyond the picture and a margin round it (HORIZON_MARGIN of its
+    # size): a plane whose horizon runs just above the picture's top edge is refused.
+    from referee.detection.card_plane import HORIZON_MARGIN, _sees_table
+
+    half = (0.5, 0.28)
+    for beyond, seen in [(0.5 * HORIZON_MARGIN, False), (2.0 * HORIZON_MARGIN, True)]:
+        # w = 1 + y / y0 is 0 on the line y = -y0, above the picture's top (-0.28)
+        y0 = half[1] * (1 + beyond)
+        plane = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1 / y0, 1.0]])
+        assert _sees_table(plane, 0.0, half) is seen
 
 
 def test_no_plane_from_ends_seen_so_slanted_the_horizon_is_in_the_picture() -> None:
@@ -459,7 +501,7 @@ def test_the_size_of_card_the_ends_plane_is_for_is_the_one_cards_seen_whole_tell
     # Ends do not tell a card's length: a card seen whole, read for sure, tells the deck's
     # size (none: the first size); the plane is scaled to that size's width.
     from referee.cards import DECK_SIZES_MM
-    from referee.detection.detect import _ends_planes
+    from referee.detection.detect import _ends_planes, _partly_shown
     from referee.detection.outlines import Outline
 
     rng = np.random.default_rng(12)
@@ -474,7 +516,8 @@ def test_the_size_of_card_the_ends_plane_is_for_is_the_one_cards_seen_whole_tell
         readings.append(("QS", 0.99))
     seen_whole = [False] * 5 + [True] * (len(outlines) - 5)
     planes = _ends_planes(outlines, readings, seen_whole, visible,
-                          [None] * len(outlines), DECK_SIZES_MM, (1280, 720))
+                          _partly_shown(outlines, visible), [None] * len(outlines),
+                          DECK_SIZES_MM, (1280, 720))
     told = planes[0]
     assert told is not None and told.card_mm == chosen
     whole = _card(*ROW[2], chosen, rng, noise_px=0.0, plane=PINHOLE_PLANE)
