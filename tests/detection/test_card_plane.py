@@ -546,6 +546,87 @@ def test_detect_outlines_covered_cards_whole_by_the_ends_of_a_row_none_seen_whol
         assert max(_iou(np.array(c.corners), t) for c in found.cards) > 0.95
 
 
+class _ReadsNearEnd(_ReadsAs):
+    """Reads each outline as ``card``: the index corner at its end nearer the table's -x
+    (where a row's covered cards show) for sure, the other too where the outline is no
+    longer than a card on ``PINHOLE_PLANE``'s table, else as no card (the face of the card
+    it reaches onto)."""
+
+    def identify_many(self, image, cards, uncovered=None, *, quick=False, clear=None):  # type: ignore[no-untyped-def]
+        from referee.detection.cards import NOT_A_CARD, CardReading
+        from referee.detection.crops import order_corners
+
+        out = []
+        for corners in cards:
+            table = PINHOLE_PLANE.to_table(order_corners(corners))
+            first = table[:2].mean(axis=0)[0] < table[2:].mean(axis=0)[0]
+            long = np.linalg.norm(table[:2].mean(axis=0) - table[2:].mean(axis=0)) > 95.0
+            sure, other = (self.card, self.confidence), (NOT_A_CARD, 0.9) if long \
+                else (self.card, self.confidence)
+            out.append(CardReading(self.card, self.confidence,
+                                   (sure, other) if first else (other, sure)))
+        return out
+
+
+def test_detect_shortens_a_row_s_overlong_outlines_from_the_end_their_index_corner_reads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A row of four, each over the end of the one before, where the edges do not tell which
+    # lies on which (``stacking`` undecided, as where an outline's far end lies on the next
+    # card but one's edge): each covered card's outline reaches 30% beyond its card, so all
+    # of each shows, yet only the index corner at its shown end reads it. Those ends tell
+    # the plane, and on it each is made a card's size from that end.
+    from referee.detection.detect import _end_piece, _read_end
+    from synth.scene import Renderer, Scene, card
+    from tests.detection.test_crops_and_outlines import CLEAN
+
+    spots = [(-120.0 + 60.0 * k, 0.0) for k in range(4)]
+    scene = Scene(tuple(card(f"c{k}", "4S", "aisleriot:anglo_poker", spot, 90.0)
+                        for k, spot in enumerate(spots)))
+    image, truth = Renderer(PINHOLE, np.random.default_rng(5), CLEAN,
+                            surface_colour=(40, 90, 30)).render(scene)
+    truths = [np.array(o.corners_px) for o in truth.objects]
+    long = [_short_from(t, spots[k + 1], share=1.3) for k, t in enumerate(truths[:3])]
+    assert all(_iou(o, t) < 0.8 for o, t in zip(long, truths, strict=False))
+    monkeypatch.setattr(detect_module, "stacking",
+                        lambda slopes, outlines: [[None] * len(outlines) for _ in outlines])
+    reader = _ReadsNearEnd("4S", 0.95)
+    readings = reader.identify_many(image, long)
+    assert [_read_end(r) is not None for r in readings] == [True] * 3
+    assert _read_end(reader.identify_many(image, [truths[3]])[0]) is None
+    # (what shows of each, as it is made a card's shape: the half at the end that reads,
+    # two of its corners the outline's, at the table's -x end)
+    half = _end_piece(long[0], _read_end(readings[0]))  # type: ignore[arg-type]
+    shared = [p for p in half if min(np.linalg.norm(long[0] - p, axis=1)) < 1e-9]
+    assert len(shared) == 2
+    assert PINHOLE_PLANE.to_table(np.array(shared))[:, 0].mean() \
+        < PINHOLE_PLANE.to_table(long[0])[:, 0].mean() - 40.0
+    found = detect(image, reader, _FindsThese([*long, truths[3]]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    for t in truths:
+        assert max(_iou(np.array(c.corners), t) for c in found.cards) > 0.95
+    # read at both ends or at neither, an outline tells no end: they stay as long
+    monkeypatch.setattr(detect_module, "END_READ_SURE", 0.99)
+    found = detect(image, reader, _FindsThese([*long, truths[3]]),  # type: ignore[arg-type]
+                   shapes_too=False)
+    for t in truths[:3]:
+        assert max(_iou(np.array(c.corners), t) for c in found.cards) < 0.8
+
+
+@pytest.mark.parametrize(("corners", "end"), [
+    ((("7D", 0.9), ("other", 0.9)), 0), ((("KS", 0.3), ("7D", 0.6)), 1),
+    ((("7D", 0.9), ("7D", 0.6)), None), ((("7D", 0.4), ("other", 0.9)), None),
+    ((("KS", 0.9), ("other", 0.9)), None)])
+def test_the_end_an_outline_shows_is_the_one_whose_index_corner_alone_reads_its_card(
+        corners: tuple[tuple[str, float], tuple[str, float]], end: int | None) -> None:
+    from referee.detection.cards import CardReading
+    from referee.detection.detect import END_READ_SURE, _read_end
+
+    assert 0.4 < END_READ_SURE <= 0.6
+    assert _read_end(CardReading("7D", 0.9, corners)) == end
+    assert _read_end(CardReading("back", 0.9, (("back", 0.9), ("other", 0.9)))) is None
+    assert _read_end(CardReading("??", 0.4, (("7D", 0.9), ("other", 0.9)))) is None
+
+
 def _short_from(card: np.ndarray, cover: tuple[float, float], share: float = 0.8) -> np.ndarray:
     """A card's outline (image pixels, as ``PINHOLE`` shows it) from its end further from
     ``cover`` (mm), ``share`` of its length."""
