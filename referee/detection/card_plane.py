@@ -106,12 +106,13 @@ ONE_CARD_MIN_SIDE_PX: Final = 4.0
 #: sees them whose picture's middle is its optical centre. Its horizontal field of view is
 #: searched between ONE_CARD_FOV_DEG's first and last, from their middle, in at most
 #: ENDS_EVALUATIONS steps (each with 4 more evaluations for its Jacobian: 20-70 ms for a
-#: search that runs to the end on a 2-core CPU; 3.5-4.2 ms a frame on average over rendered
-#: frames). An end fits the plane when its width, and how far each of its corners lies
-#: beyond the other along that corner's side (its width times the cosine of the corner's
-#: angle), are within ENDS_FIT_MM of a card's (a card seen whole: its sides and diagonals);
-#: the plane is taken when MIN_FITTING fit it, ENDS_FIT_MEAN_MM off on average. Ends are
-#: outlined less well than cards seen whole. (On 200 validation-design frames, cards at
+#: search that runs to the end on a 2-core CPU; 3.5-5 ms a frame on average over rendered
+#: frames, and scipy's import, 0.6-0.9 s, on the first call in a process). An end fits the
+#: plane when its width, and how far each of its corners lies beyond the other along that
+#: corner's side (its width times the cosine of the corner's angle), are within ENDS_FIT_MM
+#: of a card's (a card seen whole: its sides and diagonals); the plane is taken when
+#: MIN_FITTING fit it, ENDS_FIT_MEAN_MM off on average. Ends are outlined less well than
+#: cards seen whole. (On 200 validation-design frames, cards at
 #: least 40% visible outlined within IoU 0.9: 80.4% with no plane from ends; with 4 and 2
 #: mm, and 5 and 2, 81.7%; with 5 and 3, and 6 and 3, 82.0%; with two fitting instead of
 #: three, 81.8%, in an earlier, slower search; session 60, models/README.md.)
