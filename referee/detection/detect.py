@@ -122,11 +122,12 @@ NEAR_MM: Final = 150.0
 #: convex hull's area shows all of itself.
 SHOWS_ALL: Final = 1e-3
 #: An outline all of which shows whose one index corner alone reads its card at least this
-#: sure, the other reading something else, shows that end only where no plane was told
-#: (``_read_end``): in a row of cards each lying over the end of the one before, the cards'
-#: outlines often reach the next card's edge beyond, overlapping nothing (held-out frames:
-#: cards at least 40% visible outlined within IoU 0.9 more often, session 61,
-#: models/README.md).
+#: sure (the other reading another card, no card, or this one less sure) shows that end
+#: only where no plane was told (``_read_end``): in a row of cards each lying over the end
+#: of the one before, the outlines of those beneath often reach the next card but one's
+#: edge, and the edges do not tell which lies on which (held-out and validation-design
+#: frames: cards at least 40% visible outlined within IoU 0.9 more often; the real photos
+#: as before; session 61, models/README.md).
 END_READ_SURE: Final = 0.5
 #: The verifier drops an outline it is at least this sure holds no card (chosen on
 #: validation-design frames, models/README.md).
@@ -253,7 +254,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
     calibrated it, a plane the cards seen whole tell is taken for it, for cards of that size
     or (None) of each size decks come in (``card_plane``); where they tell none (fewer than
     three, or three that do not agree), the plane each tells near itself
-    (``one_card_plane``, ``_near_planes``)."""
+    (``one_card_plane``, ``_near_planes``), or else the plane the ends of the cards that
+    show one end only tell (``_ends_planes``; an end its index corner alone reads counts,
+    ``_read_end``)."""
     slopes = gradients(image)
     outlines = find_outlines(image, detector, shapes_too, slopes)
     warnings: list[str] = []
@@ -355,6 +358,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
         moved = [k for k, i in enumerate(chosen) if polished[k] is not outlines[i]]
         again = identifier.identify_many(image, [polished[k].corners for k in moved],
                                          quick=True) if moved else []
+        # (the polished outlines whose corners were read where they were before: their
+        # corners tell no end of the outline now, ``_read_end``)
+        read_before: set[int] = set()
         for k, reading in zip(moved, again, strict=True):
             i = chosen[k]
             if reading.card == found[i].card or reading.confidence >= found[i].confidence:
@@ -363,6 +369,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
                 polished[k] = outlines[i]
             else:
                 found[i] = identifier.moved(found[i], polished[k].corners)
+                read_before.add(k)
         outlines = polished
         # A card under another, squared up with it, shows a strip beyond one of its sides:
         # the detector often outlines the two as one. Outlines a card's width or length
@@ -427,7 +434,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
         readings = [checked[i] for i in kept]
-        read_ends = [_read_end(final[i]) for i in kept]
+        read_ends = [None if i in read_before else _read_end(final[i]) for i in kept]
         over = [[over[i][j] for j in kept] for i in kept]
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
@@ -569,7 +576,8 @@ def _partly_shown(outlines: Sequence[Outline], visible: Sequence[Sequence[Corner
                   ) -> list[int]:
     """The outlines that do not show all of themselves (``SHOWS_ALL``; ``visible``, from
     ``shown_parts``). (An outline all of which shows shows both ends: it is not made a
-    card's shape on a plane one card or the cards' ends tell.)"""
+    card's shape on a plane one card or the cards' ends tell, unless its index corners
+    say it shows one end only, ``_read_end``.)"""
     return [j for j, (o, pieces) in enumerate(zip(outlines, visible, strict=True))
             if sum(Polygon(p).area for p in pieces)
             < (1 - SHOWS_ALL) * Polygon(o.corners).convex_hull.area]
@@ -603,10 +611,12 @@ def _ends_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, floa
                  sizes: Sequence[tuple[float, float]], image_size: tuple[int, int]
                  ) -> list[_OnPlane | None]:
     """``planes`` (``_near_planes``'), and for each outline that does not show all of itself
-    (``partly``, as there; ``visible``: what of each shows, from ``shown_parts``) and has
-    none, the plane the ends of the cards that show one end only and the cards seen whole
-    (``_seen_whole_cards``) tell (``ends_plane``), if any; like ``_near_planes``',
-    only an outline that shows one end only is made a card's shape on it (``under_only``).
+    (``partly``, as there, and those whose index corners say they show one end only,
+    ``_read_end``; ``visible``: what of each shows, from ``shown_parts``, or for those the
+    half at that end, ``_end_piece``) and has none, the plane the ends of the cards that
+    show one end only and the cards seen whole (``_seen_whole_cards``) tell
+    (``ends_plane``), if any; like ``_near_planes``', only an outline that shows one end
+    only is made a card's shape on it (``under_only``).
     Ends do not tell a card's length: with no card seen whole the plane is for the first of
     ``sizes``; with one or more, a later size is taken when more fit its plane, or as many
     less than OTHER_SIZE_OFF times as far off, as ``card_plane`` takes it. (Held-out and

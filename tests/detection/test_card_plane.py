@@ -604,7 +604,7 @@ def test_detect_shortens_a_row_s_overlong_outlines_from_the_end_their_index_corn
                    shapes_too=False)
     for t in truths:
         assert max(_iou(np.array(c.corners), t) for c in found.cards) > 0.95
-    # read at both ends or at neither, an outline tells no end: they stay as long
+    # read at neither end surely enough, an outline tells no end: they stay as long
     monkeypatch.setattr(detect_module, "END_READ_SURE", 0.99)
     found = detect(image, reader, _FindsThese([*long, truths[3]]),  # type: ignore[arg-type]
                    shapes_too=False)
@@ -621,10 +621,38 @@ def test_the_end_an_outline_shows_is_the_one_whose_index_corner_alone_reads_its_
     from referee.detection.cards import CardReading
     from referee.detection.detect import END_READ_SURE, _read_end
 
-    assert 0.4 < END_READ_SURE <= 0.6
+    assert END_READ_SURE == 0.5
     assert _read_end(CardReading("7D", 0.9, corners)) == end
+    # (at the bar, read; a back, a joker or ?? shows no end so)
+    assert _read_end(CardReading("7D", 0.9, (("other", 0.9), ("7D", 0.5)))) == 1
     assert _read_end(CardReading("back", 0.9, (("back", 0.9), ("other", 0.9)))) is None
-    assert _read_end(CardReading("??", 0.4, (("7D", 0.9), ("other", 0.9)))) is None
+    assert _read_end(CardReading("JK", 0.9, (("JK", 0.9), ("other", 0.9)))) is None
+    assert _read_end(CardReading("??", 0.4, (("??", 0.9), ("other", 0.9)))) is None
+
+
+@pytest.mark.parametrize("end", [0, 1])
+def test_the_half_of_an_outline_at_an_end_is_what_shows_of_it(end: int) -> None:
+    # The end a reading names is the outline's corners 0-1 (or 2-3) as ``order_corners``
+    # puts them, as the card is cut for reading: its half there is what shows of it, and
+    # the card is made whole from that end on a plane (``card_shape.shown_end``).
+    from referee.detection.card_shape import shown_end
+    from referee.detection.crops import order_corners
+    from referee.detection.detect import _end_piece
+
+    outline = np.array([[400.0, 300.0], [520.0, 310.0], [505.0, 480.0], [390.0, 470.0]])
+    q = order_corners(outline)
+    half = _end_piece(outline[[2, 3, 0, 1]], end)  # (in whatever order the corners come)
+    at_end = q[[0, 1]] if end == 0 else q[[2, 3]]
+    assert all(min(np.linalg.norm(half - p, axis=1)) < 1e-9 for p in at_end)
+    assert abs(_area(half) / _area(q) - 0.5) < 0.02  # (cut at its long sides' middles)
+    shown = shown_end(outline, [half])
+    assert shown is not None
+    assert {tuple(p) for p in shown[:2]} == {tuple(p) for p in at_end}
+
+
+def _area(quad: np.ndarray) -> float:
+    x, y = quad[:, 0], quad[:, 1]
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
 
 
 def _short_from(card: np.ndarray, cover: tuple[float, float], share: float = 0.8) -> np.ndarray:
