@@ -358,9 +358,9 @@ def detect(image: Image, identifier: CardIdentifier | None,
         moved = [k for k, i in enumerate(chosen) if polished[k] is not outlines[i]]
         again = identifier.identify_many(image, [polished[k].corners for k in moved],
                                          quick=True) if moved else []
-        # (the polished outlines whose corners were read where they were before: their
-        # corners tell no end of the outline now, ``_read_end``)
-        read_before: set[int] = set()
+        # (the polished outlines whose corners were read where they were before, with that
+        # outline: which end of the new one their corners tell, ``_read_end``)
+        read_before: dict[int, Corners] = {}
         for k, reading in zip(moved, again, strict=True):
             i = chosen[k]
             if reading.card == found[i].card or reading.confidence >= found[i].confidence:
@@ -369,7 +369,7 @@ def detect(image: Image, identifier: CardIdentifier | None,
                 polished[k] = outlines[i]
             else:
                 found[i] = identifier.moved(found[i], polished[k].corners)
-                read_before.add(k)
+                read_before[k] = outlines[i].corners
         outlines = polished
         # A card under another, squared up with it, shows a strip beyond one of its sides:
         # the detector often outlines the two as one. Outlines a card's width or length
@@ -434,7 +434,8 @@ def detect(image: Image, identifier: CardIdentifier | None,
         kept = [i for i, keep in enumerate(shown) if keep]
         outlines = [outlines[i] for i in kept]
         readings = [checked[i] for i in kept]
-        read_ends = [None if i in read_before else _read_end(final[i]) for i in kept]
+        read_ends = [_read_end(final[i], o.corners, read_before.get(i))
+                     for i, o in zip(kept, outlines, strict=True)]
         over = [[over[i][j] for j in kept] for i in kept]
     height, width = image.shape[:2]
     visible = shown_parts([o.corners for o in outlines], over, width, height)
@@ -583,17 +584,26 @@ def _partly_shown(outlines: Sequence[Outline], visible: Sequence[Sequence[Corner
             < (1 - SHOWS_ALL) * Polygon(o.corners).convex_hull.area]
 
 
-def _read_end(reading: CardReading) -> int | None:
+def _read_end(reading: CardReading, corners: Corners | None = None,
+              read_at: Corners | None = None) -> int | None:
     """The end of the outline ``reading`` read whose index corner alone reads its card (a
     face-up card) at least END_READ_SURE sure: 0, the end from the outline's corner 0 to 1
     as ``order_corners`` puts them (the card cut for reading upright: its top-left index
-    corner), or 1, from 2 to 3; None when both or neither do."""
+    corner), or 1, from 2 to 3; None when both or neither do. Read at another outline
+    (``read_at``: one since moved to ``corners``, its reading kept), the end of ``corners``
+    nearer that end of it (the two may be put in order from opposite ends)."""
     if not suited(reading.card):
         return None
     reads = [code == reading.card and sure >= END_READ_SURE for code, sure in reading.corners]
     if reads[0] == reads[1]:
         return None
-    return 0 if reads[0] else 1
+    end = 0 if reads[0] else 1
+    if read_at is None or corners is None:
+        return end
+    old, new = order_corners(read_at), order_corners(corners)
+    there = old[[0, 1]].mean(axis=0) if end == 0 else old[[2, 3]].mean(axis=0)
+    return 0 if np.linalg.norm(new[[0, 1]].mean(axis=0) - there) \
+        <= np.linalg.norm(new[[2, 3]].mean(axis=0) - there) else 1
 
 
 def _end_piece(corners: Corners, end: int) -> Corners:

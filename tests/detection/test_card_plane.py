@@ -630,6 +630,32 @@ def test_the_end_an_outline_shows_is_the_one_whose_index_corner_alone_reads_its_
     assert _read_end(CardReading("??", 0.4, (("??", 0.9), ("other", 0.9)))) is None
 
 
+def test_an_end_read_on_an_outline_since_moved_is_the_new_outline_s_end_nearest_it() -> None:
+    # A polished outline may keep the reading made on the outline before it (``moved``);
+    # the two, a degree apart, are put in order from opposite ends (``order_corners``
+    # starts at another corner), so the end is found by where it lies.
+    from referee.detection.cards import CardReading
+    from referee.detection.crops import order_corners
+    from referee.detection.detect import _read_end
+
+    def outline(angle: float) -> np.ndarray:
+        a = np.radians(angle)
+        along, across = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+        return np.array([np.array([400.0, 300.0]) + sl * along * 57.0 + sw * across * 31.5
+                         for sl, sw in [(-1, -1), (-1, 1), (1, 1), (1, -1)]])
+
+    before, after = outline(28.5), outline(29.5)
+    old, new = order_corners(before), order_corners(after)
+    # (the two ordered from opposite ends)
+    assert np.linalg.norm(old[:2].mean(axis=0) - new[:2].mean(axis=0)) > 50.0
+    reading = CardReading("7D", 0.9, (("7D", 0.9), ("other", 0.9)))
+    assert _read_end(reading) == 0
+    end = _read_end(reading, after, before)
+    assert end == 1
+    assert np.linalg.norm(new[2:].mean(axis=0) - old[:2].mean(axis=0)) < 3.0
+    assert _read_end(reading, after, after) == 0
+
+
 @pytest.mark.parametrize("end", [0, 1])
 def test_the_half_of_an_outline_at_an_end_is_what_shows_of_it(end: int) -> None:
     # The end a reading names is the outline's corners 0-1 (or 2-3) as ``order_corners``
