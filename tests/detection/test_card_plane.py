@@ -529,15 +529,7 @@ def test_detect_outlines_covered_cards_whole_by_the_ends_of_a_row_none_seen_whol
     # (as ``ends_plane`` takes one), none read for sure (so none tells the plane, nor one near
     # it): the three covered ones, outlined 80% of their length from their shown end, are
     # made whole on the plane their ends tell.
-    from synth.scene import Renderer, Scene, card
-    from tests.detection.test_crops_and_outlines import CLEAN
-
-    spots = [(-120.0 + 60.0 * k, 0.0) for k in range(4)]
-    scene = Scene(tuple(card(f"c{k}", "4S", "aisleriot:anglo_poker", spot, 90.0)
-                        for k, spot in enumerate(spots)))
-    image, truth = Renderer(PINHOLE, np.random.default_rng(5), CLEAN,
-                            surface_colour=(40, 90, 30)).render(scene)
-    truths = [np.array(o.corners_px) for o in truth.objects]
+    spots, image, truths = _rendered_row()
     short = [_short_from(t, spots[k + 1]) for k, t in enumerate(truths[:3])]
     assert all(_iou(s, t) < 0.8 for s, t in zip(short, truths, strict=False))
     found = detect(image, _ReadsAs("??", 0.5), _FindsThese([*short, truths[3]]),  # type: ignore[arg-type]
@@ -576,15 +568,8 @@ def test_detect_shortens_a_row_s_overlong_outlines_from_the_end_their_index_corn
     # of each shows, yet only the index corner at its shown end reads it. Those ends tell
     # the plane, and on it each is made a card's size from that end.
     from referee.detection.detect import _end_piece, _read_end
-    from synth.scene import Renderer, Scene, card
-    from tests.detection.test_crops_and_outlines import CLEAN
 
-    spots = [(-120.0 + 60.0 * k, 0.0) for k in range(4)]
-    scene = Scene(tuple(card(f"c{k}", "4S", "aisleriot:anglo_poker", spot, 90.0)
-                        for k, spot in enumerate(spots)))
-    image, truth = Renderer(PINHOLE, np.random.default_rng(5), CLEAN,
-                            surface_colour=(40, 90, 30)).render(scene)
-    truths = [np.array(o.corners_px) for o in truth.objects]
+    spots, image, truths = _rendered_row()
     long = [_short_from(t, spots[k + 1], share=1.3) for k, t in enumerate(truths[:3])]
     assert all(_iou(o, t) < 0.8 for o, t in zip(long, truths, strict=False))
     monkeypatch.setattr(detect_module, "stacking",
@@ -679,6 +664,20 @@ def test_the_half_of_an_outline_at_an_end_is_what_shows_of_it(end: int) -> None:
 def _area(quad: np.ndarray) -> float:
     x, y = quad[:, 0], quad[:, 1]
     return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+
+
+def _rendered_row() -> tuple[list[tuple[float, float]], np.ndarray, list[np.ndarray]]:
+    """A row of four 4S, 60 mm apart along the table's x, each over the end of the one
+    before, as ``PINHOLE`` shows it: their centres (mm), the picture, their outlines."""
+    from synth.scene import Renderer, Scene, card
+    from tests.detection.test_crops_and_outlines import CLEAN
+
+    spots = [(-120.0 + 60.0 * k, 0.0) for k in range(4)]
+    scene = Scene(tuple(card(f"c{k}", "4S", "aisleriot:anglo_poker", spot, 90.0)
+                        for k, spot in enumerate(spots)))
+    image, truth = Renderer(PINHOLE, np.random.default_rng(5), CLEAN,
+                            surface_colour=(40, 90, 30)).render(scene)
+    return spots, image, [np.array(o.corners_px) for o in truth.objects]
 
 
 def _short_from(card: np.ndarray, cover: tuple[float, float], share: float = 0.8) -> np.ndarray:
