@@ -227,6 +227,12 @@ class CardPlane:
     fitting: int
     off_mm: float
 
+    def beats(self, other: CardPlane | None) -> bool:
+        """Whether this plane (for a later size of card) is taken over ``other``: none, or
+        fewer fit it, or as many, this one less than OTHER_SIZE_OFF times as far off."""
+        return other is None or self.fitting > other.fitting or (
+            self.fitting == other.fitting and self.off_mm < OTHER_SIZE_OFF * other.off_mm)
+
 
 def card_plane(outlines: Sequence[Corners], image_size: tuple[int, int],
                sizes: Sequence[tuple[float, float]] = DECK_SIZES_MM) -> CardPlane | None:
@@ -241,8 +247,7 @@ def card_plane(outlines: Sequence[Corners], image_size: tuple[int, int],
         if best is not None and best.fitting == len(outlines):
             break
         found = _fitted(outlines, image_size, size, DROPS if k == 0 else 0)
-        if found is not None and (best is None or found.fitting > best.fitting or (
-                found.fitting == best.fitting and found.off_mm < OTHER_SIZE_OFF * best.off_mm)):
+        if found is not None and found.beats(best):
             best = found
     return best
 

@@ -16,7 +16,6 @@ from shapely.geometry import Polygon
 from referee.calibration.rectify import PlaneMap
 from referee.cards import BACK_CODE, CARD_MM, DECK_SIZES_MM, JOKER_CODE
 from referee.detection.card_plane import (
-    OTHER_SIZE_OFF,
     CardPlane,
     card_plane,
     ends_plane,
@@ -629,7 +628,8 @@ def _ends_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, floa
     only is made a card's shape on it (``under_only``).
     Ends do not tell a card's length: with no card seen whole the plane is for the first of
     ``sizes``; with one or more, a later size is taken when more fit its plane, or as many
-    less than OTHER_SIZE_OFF times as far off, as ``card_plane`` takes it. (Held-out and
+    less than OTHER_SIZE_OFF times as far off, as ``card_plane`` takes it
+    (``CardPlane.beats``). (Held-out and
     validation-design frames: cards at least 40% visible outlined within IoU 0.9 more often;
     the real photos as before; session 60, models/README.md.)"""
     wanting = {j for j in partly if planes[j] is None}
@@ -642,8 +642,7 @@ def _ends_planes(outlines: Sequence[Outline], readings: Sequence[tuple[str, floa
     told: CardPlane | None = None
     for size in sizes if whole else sizes[:1]:
         found = ends_plane(ends, whole, image_size, size)
-        if found is not None and (told is None or found.fitting > told.fitting or (
-                found.fitting == told.fitting and found.off_mm < OTHER_SIZE_OFF * told.off_mm)):
+        if found is not None and found.beats(told):
             told = found
     if told is None:
         return list(planes)
