@@ -464,12 +464,11 @@ def detect(image: Image, identifier: CardIdentifier | None,
             planes = _near_planes(outlines, readings, seen_whole, partly, deck_sizes,
                                   (width, height))
             # Where none of them tells it, the ends of the cards that show one end only may
-            # (``_ends_planes``); and so may an outline all of which shows, still without a
-            # plane, whose one index corner alone reads its card: it shows that end only
-            # (``_read_end``, END_READ_SURE; on the plane it is made a card's size from it).
-            cued = {j: end for j, end in enumerate(read_ends)
-                    if end is not None and j not in partly and planes[j] is None
-                    and not seen_whole[j]}
+            # (``_ends_planes``); and so may an outline all of which shows (so still without
+            # a plane), lying over another, whose one index corner alone reads its card: it
+            # shows that end only (``_cued``, ``_read_end``, END_READ_SURE; on the plane it
+            # is made a card's size from it).
+            cued = _cued(outlines, read_ends, partly, seen_whole)
             shaped = [[_end_piece(outlines[j].corners, cued[j])] if j in cued else pieces
                       for j, pieces in enumerate(visible)]
             planes = _ends_planes(outlines, readings, seen_whole, shaped,
@@ -603,6 +602,21 @@ def _read_end(reading: CardReading, corners: Corners | None = None,
     there = old[[0, 1]].mean(axis=0) if end == 0 else old[[2, 3]].mean(axis=0)
     return 0 if np.linalg.norm(new[[0, 1]].mean(axis=0) - there) \
         <= np.linalg.norm(new[[2, 3]].mean(axis=0) - there) else 1
+
+
+def _cued(outlines: Sequence[Outline], read_ends: Sequence[int | None],
+          partly: Sequence[int], seen_whole: Sequence[bool]) -> dict[int, int]:
+    """The outlines taken to show one end only by their index corners (``_read_end``: the
+    end, in ``read_ends``), each with that end: those all of which shows (not ``partly``),
+    not seen whole, that overlap another outline (an outline reaching past its card's hidden
+    end to the next card but one, in a row where the edges do not tell which card lies on
+    which; one alone, near the picture's edge, is no such outline)."""
+    shapes = [Polygon(o.corners).convex_hull for o in outlines]
+    shown = set(partly)
+    return {j: end for j, end in enumerate(read_ends)
+            if end is not None and j not in shown and not seen_whole[j]
+            and any(k != j and shapes[j].intersection(other).area > 0.0
+                    for k, other in enumerate(shapes))}
 
 
 def _end_piece(corners: Corners, end: int) -> Corners:

@@ -231,6 +231,7 @@ def test_one_card_tells_the_plane_near_it(size_mm: tuple[float, float]) -> None:
     found = one_card_plane(card, (1280, 720), [size_mm])
     assert found is not None and found.card_mm == size_mm and found.fitting == 1
     assert found.off_mm < 1.0
+    assert found.plane.image_size == (1280, 720)  # (width, height), as a calibration's
     # the cards round it (up to 130 mm away) are a card's shape on it, within 3 mm (0.5-2.3)
     for centre, angle in [((60.0, 20.0), 80.0), ((-40.0, -90.0), 0.0), ((-150.0, 60.0), 40.0)]:
         other = _card(centre, angle, size_mm, rng, noise_px=0.0, plane=PINHOLE_PLANE)
@@ -595,6 +596,45 @@ def test_detect_shortens_a_row_s_overlong_outlines_from_the_end_their_index_corn
                    shapes_too=False)
     for t in truths[:3]:
         assert max(_iou(np.array(c.corners), t) for c in found.cards) < 0.8
+
+
+def test_a_row_s_outline_no_plane_is_told_for_reports_all_of_itself_as_what_shows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Taken to show one end only by its index corners (``_cued``), an outline is given that
+    # half only to tell the plane and to be made a card's size on it; where no plane is
+    # told, what ``detect`` reports as showing of it is all of it, as before.
+    spots, image, truths = _rendered_row()
+    long = [_short_from(t, spots[k + 1], share=1.3) for k, t in enumerate(truths[:3])]
+    monkeypatch.setattr(detect_module, "stacking",
+                        lambda slopes, outlines: [[None] * len(outlines) for _ in outlines])
+    monkeypatch.setattr(detect_module, "ends_plane", lambda *args, **kwargs: None)
+    found = detect(image, _ReadsNearEnd("4S", 0.95),  # type: ignore[arg-type]
+                   _FindsThese([*long, truths[3]]), shapes_too=False)
+    for outline in long:
+        card = max(found.cards, key=lambda c: _iou(np.array(c.corners), outline))
+        assert _iou(np.array(card.corners), outline) > 0.99  # (not made a card's size)
+        assert sum(_area(np.array(p)) for p in card.visible) > 0.97 * _area(outline)
+
+
+def test_an_outline_is_taken_to_show_the_end_its_corners_read_only_over_another() -> None:
+    # ``_cued``: an outline all of which shows, not seen whole, lying over another, whose
+    # index corners tell an end; not one partly shown (what shows of it says so already),
+    # seen whole, alone (near the picture's edge, say), or whose corners tell no end.
+    from referee.detection.detect import _cued
+    from referee.detection.outlines import Outline
+
+    quad = np.array([[0.0, 0.0], [60.0, 0.0], [60.0, 90.0], [0.0, 90.0]])
+    outlines = [Outline(quad + offset, 0.9) for offset in
+                ([0.0, 0.0], [0.0, 50.0], [0.0, 100.0], [400.0, 0.0], [0.0, -60.0])]
+    # 0 over 1 and 4; 1 over 0 and 2; 2 over 1; 3 alone; 4 over 0
+    ends = [1, 0, 1, 0, 1]
+    assert _cued(outlines, ends, [], [False] * 5) == {0: 1, 1: 0, 2: 1, 4: 1}
+    assert _cued(outlines, ends, [1, 4], [False] * 5) == {0: 1, 2: 1}
+    assert _cued(outlines, ends, [], [True, False, False, False, False]) == {1: 0, 2: 1, 4: 1}
+    assert _cued(outlines, [None, 0, None, 0, None], [], [False] * 5) == {1: 0}
+    # (touching at a corner or a side is lying over no other)
+    apart = [Outline(quad, 0.9), Outline(quad + np.array([60.0, 0.0]), 0.9)]
+    assert _cued(apart, [0, 0], [], [False, False]) == {}
 
 
 @pytest.mark.parametrize(("corners", "end"), [
