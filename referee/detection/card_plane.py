@@ -136,10 +136,10 @@ def _expected(card_mm: tuple[float, float], lengthwise: bool) -> FloatArray:
 
 
 def _distances(quads: FloatArray) -> FloatArray:
-    """For (..., 4, 2) quads: (..., 6), their four sides (0-1, 1-2, 2-3, 3-0) and
-    diagonals."""
+    """For (..., 4, 2) quads (or 4 x 3 points in space): (..., 6), their four sides (0-1,
+    1-2, 2-3, 3-0) and diagonals."""
     pairs = quads[..., [0, 1, 2, 3, 0, 1], :] - quads[..., [1, 2, 3, 0, 2, 3], :]
-    return np.asarray(np.hypot(pairs[..., 0], pairs[..., 1]), dtype=np.float64)
+    return np.asarray(np.linalg.norm(pairs, axis=-1), dtype=np.float64)
 
 
 def _errors(h: FloatArray, quads: FloatArray, expected: FloatArray,
@@ -558,9 +558,7 @@ def _ends_errors(params: FloatArray, ends: FloatArray, wholes: FloatArray,
                    *((side * across).sum(axis=1) / np.linalg.norm(side, axis=1)
                      for side in sides)]
     if len(wholes):
-        points = on_table(wholes)
-        pairs = points[:, [0, 1, 2, 3, 0, 1]] - points[:, [1, 2, 3, 0, 2, 3]]
-        distances = np.linalg.norm(pairs, axis=2)
+        distances = _distances(on_table(wholes))
         either = [distances - _expected(card_mm, lengthwise) for lengthwise in (False, True)]
         nearer = np.abs(either[0]).max(axis=1) <= np.abs(either[1]).max(axis=1)
         errors += list(np.where(nearer[:, None], either[0], either[1]).T)
