@@ -119,11 +119,6 @@ ONE_CARD_MIN_SIDE_PX: Final = 4.0
 ENDS_FIT_MM: Final = 5.0
 ENDS_FIT_MEAN_MM: Final = 3.0
 ENDS_EVALUATIONS: Final = 50
-#: The lens's bend is found with the ends' plane, held near none by a prior (ENDS_K1_PRIOR_MM
-#: of error weighs as much as a k1 of K1_SCALE), within ENDS_K1_MAX either way (normalised
-#: pixels, as for ``card_plane``).
-ENDS_K1_PRIOR_MM: Final = K1_PRIOR_MM
-ENDS_K1_MAX: Final = 1.0
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -346,18 +341,16 @@ class _Normalised:
         m = self.middle
         return np.array([[focal, 0.0, m[0]], [0.0, focal, m[1]], [0.0, 0.0, 1.0]])
 
-    def plane(self, table_to_image: FloatArray, k1: float = 0.0) -> PlaneMap | None:
-        """The plane a camera maps the table (mm) onto the picture by (``table_to_image``,
-        onto the picture as the lens, bending by ``k1``, would show it straight), or None
-        when it maps no picture (its matrix singular) or the picture is not all on the table
-        (the horizon in it, or a bend the lens cannot undo: ``_sees_table``)."""
+    def plane(self, table_to_image: FloatArray) -> PlaneMap | None:
+        """The plane a camera maps the table (mm) onto the picture by (``table_to_image``),
+        or None when it maps no picture (its matrix singular) or the picture is not all on
+        the table (the horizon in it: ``_sees_table``)."""
         if abs(np.linalg.det(table_to_image)) < 1e-12:
             return None
         image_to_table = np.linalg.inv(table_to_image)
-        if not _sees_table(image_to_table @ self.pixels, k1, self.half):
+        if not _sees_table(image_to_table @ self.pixels, 0.0, self.half):
             return None
-        lens = Lens(self.pixels, np.array([k1, 0.0, 0.0, 0.0, 0.0])) if k1 != 0.0 else None
-        return PlaneMap(lens, image_to_table / image_to_table[2, 2], self.size)
+        return PlaneMap(None, image_to_table / image_to_table[2, 2], self.size)
 
 
 def _starts(quads: FloatArray, card_mm: tuple[float, float]) -> list[FloatArray]:
@@ -487,6 +480,7 @@ def ends_plane(ends: Sequence[Corners], wholes: Sequence[Corners],
     from scipy.optimize import least_squares  # (imported here: it takes a second)
 
     units = _Normalised.of(image_size)
+    middle = units.middle
     shown = np.asarray(ends, dtype=np.float64).reshape(-1, 4, 2)
     # (an end with a corner not finite, or a side of no length, tells nothing)
     shown = shown[np.all(np.isfinite(shown), axis=(1, 2))
@@ -504,31 +498,24 @@ def ends_plane(ends: Sequence[Corners], wholes: Sequence[Corners],
     if not ends_px > 0:
         return None
     distance = card_mm[0] * focal / ends_px
-    start = np.array([0.0, 0.0, 1 / distance, np.log(focal), 0.0])
-    if not np.all(np.isfinite(_ends_errors(start, shown, seen, units, card_mm))):
+    start = np.array([0.0, 0.0, 1 / distance, np.log(focal)])
+    if not np.all(np.isfinite(_ends_errors(start, shown, seen, middle, card_mm))):
         return None
-
-    def residuals(params: FloatArray) -> FloatArray:
-        """The ends' and cards' errors (mm), and the prior on the lens's bend."""
-        return np.append(_ends_errors(params, shown, seen, units, card_mm),
-                         ENDS_K1_PRIOR_MM * params[4] / K1_SCALE)
-
     try:
         found = least_squares(
-            residuals, start, loss="cauchy",
-            f_scale=ENDS_FIT_MM, x_scale=[1 / distance] * 3 + [1.0, K1_SCALE],
-            bounds=([-np.inf] * 3 + [np.log(widest), -ENDS_K1_MAX],
-                    [np.inf] * 3 + [np.log(narrowest), ENDS_K1_MAX]),
+            _ends_errors, start, args=(shown, seen, middle, card_mm), loss="cauchy",
+            f_scale=ENDS_FIT_MM, x_scale=[1 / distance] * 3 + [1.0],
+            bounds=([-np.inf] * 3 + [np.log(widest)], [np.inf] * 3 + [np.log(narrowest)]),
             max_nfev=ENDS_EVALUATIONS)
     except ValueError:  # (numpy's LinAlgError among them)
         return None
     if not np.all(np.isfinite(found.x)):
         return None
-    off = _ends_off(found.x, shown, seen, units, card_mm)
+    off = _ends_off(found.x, shown, seen, middle, card_mm)
     fits = off <= ENDS_FIT_MM
     if fits.sum() < MIN_FITTING or off[fits].mean() > ENDS_FIT_MEAN_MM:
         return None
-    normal, focal, k1 = found.x[:3], float(np.exp(found.x[3])), float(found.x[4])
+    normal, focal = found.x[:3], float(np.exp(found.x[3]))
     # the table's axes: two at right angles on the plane, from the point on it nearest the
     # camera
     unit = normal / np.linalg.norm(normal)
@@ -536,35 +523,29 @@ def ends_plane(ends: Sequence[Corners], wholes: Sequence[Corners],
     first = np.cross(unit, helper)
     first /= np.linalg.norm(first)
     plane = units.plane(units.camera(focal) @ np.column_stack(
-        [first, np.cross(unit, first), normal / (normal @ normal)]), k1)
+        [first, np.cross(unit, first), normal / (normal @ normal)]))
     if plane is None:
         return None
     return CardPlane(plane, card_mm, int(fits.sum()), float(off[fits].mean()))
 
 
-def _rays(pixels: FloatArray, focal: float, units: _Normalised, k1: float = 0.0
-          ) -> FloatArray:
-    """N x 2 pixels -> N x 3 directions from the camera (its depth 1), through a lens
-    bending by ``k1`` (in ``units``' normalised pixels, as ``_straightened`` takes it)."""
-    points = (pixels - units.middle) / units.unit
-    if k1 != 0.0:
-        points = _straightened(points, k1, UNDISTORT_ROUNDS)
-    return np.column_stack([points * (units.unit / focal), np.ones(len(pixels))])
+def _rays(pixels: FloatArray, focal: float, middle: FloatArray) -> FloatArray:
+    """N x 2 pixels -> N x 3 directions from the camera (its depth 1)."""
+    return np.column_stack([(pixels - middle) / focal, np.ones(len(pixels))])
 
 
 def _ends_errors(params: FloatArray, ends: FloatArray, wholes: FloatArray,
-                 units: _Normalised, card_mm: tuple[float, float]) -> FloatArray:
+                 middle: FloatArray, card_mm: tuple[float, float]) -> FloatArray:
     """For the plane ``params`` (its normal n, the table the points X with n . X = 1 in the
-    camera's frame, in mm; the log of the focal length in pixels; the lens's bend k1, in
-    ``units``' normalised pixels): each end's (N x 4 x 2
+    camera's frame, in mm; the log of the focal length in pixels): each end's (N x 4 x 2
     pixels, ``ends_plane``) width less a card's, and how far each of its corners lies beyond
     the other along that corner's side (mm: the end's width times the cosine of the angle);
     then each card seen whole's (M x 4 x 2) sides and diagonals less a card's, either way
     round (3 N + 6 M, as 3 rows of N then 6 of M)."""
-    normal, focal, k1 = params[:3], np.exp(params[3]), float(params[4])
+    normal, focal = params[:3], np.exp(params[3])
 
     def on_table(quads: FloatArray) -> FloatArray:
-        rays = _rays(quads.reshape(-1, 2), focal, units, k1)
+        rays = _rays(quads.reshape(-1, 2), focal, middle)
         return np.asarray((rays / (rays @ normal)[:, None]).reshape(-1, 4, 3),
                           dtype=np.float64)
 
@@ -584,12 +565,12 @@ def _ends_errors(params: FloatArray, ends: FloatArray, wholes: FloatArray,
     return np.concatenate(errors)
 
 
-def _ends_off(params: FloatArray, ends: FloatArray, wholes: FloatArray, units: _Normalised,
+def _ends_off(params: FloatArray, ends: FloatArray, wholes: FloatArray, middle: FloatArray,
               card_mm: tuple[float, float]) -> FloatArray:
     """How far each end lies off a card's end, and each card seen whole off a card's
     rectangle, on the plane ``params`` (``_ends_errors``: its largest error, mm; inf where
     not finite)."""
-    errors = np.abs(_ends_errors(params, ends, wholes, units, card_mm))
+    errors = np.abs(_ends_errors(params, ends, wholes, middle, card_mm))
     k = len(ends)
     off = np.concatenate([errors[:3 * k].reshape(3, k).max(axis=0, initial=0.0),
                           errors[3 * k:].reshape(6, -1).max(axis=0, initial=0.0)])

@@ -384,45 +384,6 @@ def test_the_ends_of_covered_cards_tell_the_plane() -> None:
                              size) > 4.0
 
 
-def test_the_ends_seen_through_a_bent_lens_tell_the_plane_and_the_bend(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # A webcam's lens bends its picture (here k1 -0.2): the ends of covered cards over the
-    # picture tell the plane with the lens's bend (0.4 mm off on average), on which whole
-    # cards anywhere are a card's size within 2.5 mm (0.3-2.1); held to no bend, the ends
-    # fit a plane 2.2 mm off on average, and the cards lie up to 8.5 mm off on it.
-    from referee.detection import card_plane
-    from referee.detection.card_plane import ends_plane
-
-    rng = np.random.default_rng(7)
-    size = (63.0, 88.0)
-    ends = [_end(_card(centre, angle, size, rng)) for centre, angle in APART]
-    wholes = [_card(centre, angle, size, rng, noise_px=0.0) for centre, angle in
-              [*APART, ((0.0, 120.0), 0.0), ((-100.0, -90.0), 30.0), ((150.0, 60.0), 10.0),
-               ((-170.0, 80.0), 60.0)]]
-    found = ends_plane(ends, [], SIZE, size)
-    assert found is not None and found.fitting == len(APART) and found.off_mm < 1.0
-    assert found.plane.lens is not None and found.plane.lens.dist_coeffs[0] < -0.1
-    assert max(_sides_off_mm(found.plane, whole, size) for whole in wholes) < 2.5
-    monkeypatch.setattr(card_plane, "ENDS_K1_MAX", 1e-9)
-    unbent = ends_plane(ends, [], SIZE, size)
-    assert unbent is not None and unbent.off_mm > 1.5
-    assert max(_sides_off_mm(unbent.plane, whole, size) for whole in wholes) > 5.0
-
-
-def test_a_plane_seen_through_a_lens_bent_too_far_to_undo_is_none() -> None:
-    # (``_sees_table``: a barrel bend of -0.5 in pixels normalised by the picture's longer
-    # side has no straight picture for the corners of a 1280 x 720 one)
-    from referee.detection.card_plane import _Normalised
-
-    units = _Normalised.of((1280, 720))
-    looking_down = units.camera(units.focal(66.0)) @ np.diag([1.0, 1.0, 500.0])
-    bent = units.plane(looking_down, -0.2)
-    assert bent is not None and bent.lens is not None
-    assert bent.lens.dist_coeffs[0] == -0.2
-    assert units.plane(looking_down).lens is None  # type: ignore[union-attr]
-    assert units.plane(looking_down, -0.5) is None
-
-
 def test_ends_that_are_no_card_s_or_too_few_tell_no_plane() -> None:
     from referee.detection.card_plane import MIN_FITTING, ends_plane
 
