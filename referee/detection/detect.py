@@ -611,12 +611,13 @@ def _cued(outlines: Sequence[Outline], read_ends: Sequence[int | None],
     not seen whole, that overlap another outline (an outline reaching past its card's hidden
     end to the next card but one, in a row where the edges do not tell which card lies on
     which; one alone, near the picture's edge, is no such outline)."""
-    shapes = [Polygon(o.corners).convex_hull for o in outlines]
     shown = set(partly)
-    return {j: end for j, end in enumerate(read_ends)
-            if end is not None and j not in shown and not seen_whole[j]
-            and any(k != j and shapes[j].intersection(other).area > 0.0
-                    for k, other in enumerate(shapes))}
+    ends = {j: end for j, end in enumerate(read_ends)
+            if end is not None and j not in shown and not seen_whole[j]}
+    if not ends:
+        return {}
+    _, shared = shared_areas([o.corners for o in outlines])
+    return {j: end for j, end in ends.items() if max(shared[j]) > 0.0}
 
 
 def _end_piece(corners: Corners, end: int) -> Corners:
