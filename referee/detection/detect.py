@@ -164,6 +164,11 @@ HIDDEN_BACK: Final = 0.9
 #: ``_sized`` measures them), is those cards outlined as one: no card (``_round_two``; a real
 #: photo's two cards side by side read JD; session 40, models/README.md).
 ROUND_TWO: Final = 1.25
+#: One read ``??`` is so taken when they cover at least ROUND_TWO_UNREAD of it whichever lies
+#: on which: the edges of such an outline run along those cards' edges, so ``stacking`` may
+#: take it to lie over one of them (real photos: two cards side by side outlined as one, read
+#: ??, judged over one and half hidden; session 63, models/README.md).
+ROUND_TWO_UNREAD: Final = 0.8
 #: Outlines of a card under another (``outlines.under_cards``): how many are read for each
 #: card kept, and how sure one must be read as another face-up card to be kept.
 UNDER_PER_CARD: Final = 4
@@ -969,7 +974,8 @@ def _round_two(corners: Sequence[npt.NDArray[np.float64]], sizes: npt.NDArray[np
                kept: Sequence[bool], over: Stacking) -> list[bool]:
     """``kept`` less the outlines read as anything but a back (``readings``; backs so covered
     are dropped before, HIDDEN_BACK) that the kept outlines read as face-up cards cover at
-    least HIDDEN_BACK, leaving out those it lies over (``over``), two or more of which lie at
+    least HIDDEN_BACK, leaving out those it lies over (``over``; one read ``??``: at least
+    ROUND_TWO_UNREAD, whichever lies on which), two or more of which lie at
     least half inside it (``shared``: the areas each two share), and whose size (``sizes``,
     as ``_sized`` takes them) is more than ROUND_TWO times the median of theirs."""
     faces = [kept[j] and suited(card) for j, (card, _) in enumerate(readings)]
@@ -981,12 +987,20 @@ def _round_two(corners: Sequence[npt.NDArray[np.float64]], sizes: npt.NDArray[np
     if not asked:
         return list(kept)
     hidden = hidden_shares(corners, faces, over, only=asked)
+    # (an outline read ?? is judged as if nothing told which lies on which)
+    unstacked: Stacking = [[None] * len(readings) for _ in readings]
+    unread = [i for i in asked if readings[i][0] == UNSURE]
+    if unread:
+        loose = hidden_shares(corners, faces, unstacked, only=unread)
+        for i in unread:
+            hidden[i] = loose[i]
     out = list(kept)
     for i in asked:
-        if hidden[i] < HIDDEN_BACK:
+        bar, order = (ROUND_TWO_UNREAD, unstacked) if i in unread else (HIDDEN_BACK, over)
+        if hidden[i] < bar:
             continue
         inside = [j for j, face in enumerate(faces) if face and j != i
-                  and over[i][j] is not True and 0 < sizes[j] ** 2 <= 2 * shared[i][j]]
+                  and order[i][j] is not True and 0 < sizes[j] ** 2 <= 2 * shared[i][j]]
         out[i] = not (len(inside) >= 2 and sizes[i] > ROUND_TWO * median(sizes[inside].tolist()))
     return out
 

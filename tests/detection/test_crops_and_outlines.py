@@ -27,6 +27,7 @@ from referee.detection.detect import (
     DetectedCard,
     DetectError,
     Detections,
+    _round_two,
     annotate,
     detect,
     read_image,
@@ -44,6 +45,7 @@ from referee.detection.outlines import (
     overlap,
     polygon_iou,
     quad_iou,
+    shared_areas,
     shown_parts,
     stacking,
     under_cards,
@@ -2037,3 +2039,24 @@ def test_a_back_its_colours_do_not_outline_is_outlined_by_the_corner_model(
     found = detect(image, _BackFaces(), detector, shapes_too=False,  # type: ignore[arg-type]
                    verifier=_Sure(0.1))  # type: ignore[arg-type]
     assert found.cards == []
+
+
+@pytest.mark.parametrize(("card", "height", "over_one", "kept"), [
+    # two cards side by side outlined as one, read ??: gone, though the edges take it to lie
+    # over one of them (the other alone covers half of it)
+    ("??", 100, True, False),
+    ("??", 100, None, False),
+    # the cards cover too little of it (0.68): it stays
+    ("??", 130, True, True),
+    # read as a card, it lies over one of them as the edges tell: it stays
+    ("JK", 100, True, True),
+])
+def test_an_unread_outline_round_two_cards_goes_whichever_lies_on_which(
+        card: str, height: float, over_one: bool | None, kept: bool) -> None:
+    corners = [_rect(0, 0, 63, 88), _rect(50, 0, 63, 88), _rect(0, 0, 113, height)]
+    areas, shared = shared_areas(corners)
+    readings = [("7H", 0.99), ("QC", 0.99), (card, 0.3)]
+    over: list[list[bool | None]] = [[None] * 3 for _ in range(3)]
+    over[2][0], over[0][2] = over_one, None if over_one is None else not over_one
+    out = _round_two(corners, np.sqrt(areas), shared, readings, [True] * 3, over)
+    assert out == [True, True, kept]
