@@ -986,18 +986,14 @@ def _round_two(corners: Sequence[npt.NDArray[np.float64]], sizes: npt.NDArray[np
                      for j in range(len(readings)))]
     if not asked:
         return list(kept)
-    hidden = hidden_shares(corners, faces, over, only=asked)
-    # (an outline read ?? is judged as if nothing told which lies on which)
-    unstacked: Stacking = [[None] * len(readings) for _ in readings]
-    unread = [i for i in asked if readings[i][0] == UNSURE]
-    if unread:
-        loose = hidden_shares(corners, faces, unstacked, only=unread)
-        for i in unread:
-            hidden[i] = loose[i]
+    # (an outline read ?? is judged as if nothing told which lies on which: its row of the
+    # stacking is left blank)
+    order: Stacking = [[None] * len(row) if card == UNSURE else row
+                       for row, (card, _) in zip(over, readings, strict=True)]
+    hidden = hidden_shares(corners, faces, order, only=asked)
     out = list(kept)
     for i in asked:
-        bar, order = (ROUND_TWO_UNREAD, unstacked) if i in unread else (HIDDEN_BACK, over)
-        if hidden[i] < bar:
+        if hidden[i] < (ROUND_TWO_UNREAD if readings[i][0] == UNSURE else HIDDEN_BACK):
             continue
         inside = [j for j, face in enumerate(faces) if face and j != i
                   and order[i][j] is not True and 0 < sizes[j] ** 2 <= 2 * shared[i][j]]
